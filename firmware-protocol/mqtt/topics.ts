@@ -1,0 +1,34 @@
+// MQTT topic contract, version 1. Rule numbers refer to firmware-protocol/mqtt/CONTRACT.md.
+
+export const CONTRACT_VERSION = 1;
+export const TOPIC_ROOT = `meterstack/v${CONTRACT_VERSION}`;
+
+/** [MC-1.2] A device id is 1..64 characters of [A-Za-z0-9_.-]: safe in a topic level and a URL path. */
+export const DEVICE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export const CHANNELS = ['info', 'state', 'availability', 'telemetry', 'cmd', 'reply'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** [MC-1.1] Every topic is `meterstack/v1/{device_id}/{channel}`. */
+export function topicFor(deviceId: string, channel: Channel): string {
+  return `${TOPIC_ROOT}/${deviceId}/${channel}`;
+}
+
+export interface ParsedTopic {
+  deviceId: string;
+  channel: Channel;
+}
+
+export function parseTopic(topic: string): ParsedTopic | null {
+  const parts = topic.split('/');
+  if (parts.length !== 4 || `${parts[0]}/${parts[1]}` !== TOPIC_ROOT) return null;
+  const deviceId = parts[2]!;
+  const channel = parts[3] as Channel;
+  if (!DEVICE_ID_PATTERN.test(deviceId) || !CHANNELS.includes(channel)) return null;
+  return { deviceId, channel };
+}
+
+/** Channels a meter publishes on (its own id only) [MC-2.1]. */
+export const METER_PUBLISHES: readonly Channel[] = ['info', 'state', 'availability', 'telemetry', 'reply'];
+/** Channels a meter subscribes to (its own id only) [MC-2.2]. */
+export const METER_SUBSCRIBES: readonly Channel[] = ['cmd'];

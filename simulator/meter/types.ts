@@ -1,0 +1,122 @@
+// Domain types of one virtual single-phase meter. Pure data: no I/O, no clock reads.
+// Units are chosen so that energy and money are exact integers (see README "Exact billing").
+
+export const MODES = ['prepaid', 'postpaid', 'measurement', 'relay_off'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const MODELS = ['basic', 'full'] as const;
+export type MeterModel = (typeof MODELS)[number];
+
+/** 1 = EB (Electricity Board), 2 = DG (Diesel Generator). */
+export type TariffSlot = 1 | 2;
+
+/** Energy unit: milliwatt-milliseconds. 1 kWh = 3.6e12 mW·ms. */
+export const MWMS_PER_KWH = 3_600_000_000_000n;
+/** Balance unit: 1 paise = 3.6e12 units, so tariff(paise/kWh) × energy(mW·ms) is an exact integer charge. */
+export const UNITS_PER_PAISE = MWMS_PER_KWH;
+
+export type LoadProfile =
+  /** A fixed load while the relay is closed. */
+  | { kind: 'constant'; watts: number; powerFactor?: number }
+  /** A seeded, deterministic household daily curve (minute resolution), scaled to `peakWatts`. */
+  | { kind: 'household'; seed: number; peakWatts: number };
+
+export interface WifiState {
+  ssid: string;
+  password: string;
+  rssi: number;
+  /** Configuration mode: the meter is on the fixed Secondary network (button held >= 5 s). */
+  configMode: boolean;
+}
+
+export interface MeterState {
+  deviceId: string;
+  model: MeterModel;
+  firmware: string;
+  mode: Mode;
+  /** What the last relay command asked for (true = ON). The effective relay is derived, see relay.ts. */
+  relayCommanded: boolean;
+  ebTariff: number;
+  dgTariff: number;
+  activeTariff: TariffSlot;
+  pgEnabled: boolean;
+  /** Cumulative active energy, mW·ms. */
+  energy: bigint;
+  /** Balance in units of 1/3.6e12 paise; reported as integer paise rounded toward -infinity. */
+  balance: bigint;
+  load: LoadProfile;
+  /** Seed for the meter's own deterministic measurement noise (voltage). */
+  seed: number;
+  wifi: WifiState;
+  /** Meter time (ms since epoch) up to which energy and billing are integrated. */
+  lastTs: number;
+  telemetryPeriodMs: number;
+  /** Next meter time at which a telemetry sample is due (a multiple of telemetryPeriodMs). */
+  nextTelemetryTs: number;
+  /** Recently applied recharge transaction ids (bounded) — a repeat credits nothing. */
+  recentRecharges: string[];
+  /** Recently handled command ids with their replies (bounded) — a duplicate delivery is applied once. */
+  recentCommands: { id: string; reply: CommandReply }[];
+}
+
+export type MeterCommand =
+  | { op: 'set_relay'; on: boolean }
+  | { op: 'set_mode'; mode: Mode }
+  | { op: 'set_tariff'; slot: 'eb' | 'dg'; paise: number }
+  | { op: 'set_active_tariff'; tariff: TariffSlot }
+  | { op: 'set_gateway'; enabled: boolean }
+  | { op: 'set_wifi'; ssid: string; password: string }
+  | { op: 'get_wifi' }
+  | { op: 'recharge'; amount: number; transactionId: string }
+  /** Live read of the present readings and state. */
+  | { op: 'read' };
+
+export type MeterEvent =
+  /** Integrate up to `now`, emitting every telemetry sample that falls due on the way. */
+  | { type: 'advance' }
+  | { type: 'command'; id: string; command: MeterCommand }
+  | { type: 'set_load'; load: LoadProfile }
+  | { type: 'button'; holdSeconds: number };
+
+/** One telemetry sample. Energy in kWh (cumulative), power W, voltage V, current A, S VA, Q var. */
+export interface Sample {
+  ts: number;
+  energy: number;
+  active_power: number;
+  voltage: number;
+  current?: number;
+  power_factor?: number;
+  apparent_power?: number;
+  reactive_power?: number;
+  /** Integer paise at `ts`. */
+  balance: number;
+}
+
+export interface ReportedState {
+  ts: number;
+  mode: Mode;
+  relay_commanded: boolean;
+  relay_state: boolean;
+  eb_tariff: number;
+  dg_tariff: number;
+  active_tariff: TariffSlot;
+  balance: number;
+  pg_enabled: boolean;
+  wifi_type: 'Primary' | 'Secondary';
+}
+
+export type CommandReply =
+  | { ok: true; data?: unknown }
+  | { ok: false; error: { code: CommandErrorCode; message: string } };
+
+export type CommandErrorCode = 'invalid_argument' | 'unsupported' | 'busy';
+
+export type MeterEffect =
+  | { type: 'telemetry'; sample: Sample }
+  | { type: 'state'; state: ReportedState }
+  | { type: 'reply'; id: string; reply: CommandReply; duplicate: boolean };
+
+export interface StepResult {
+  state: MeterState;
+  effects: MeterEffect[];
+}

@@ -1,0 +1,158 @@
+// The one storage interface. SQLite implements it today (sqlite/); PostgreSQL will implement the same.
+// Every method is async so a networked store fits without changing callers.
+
+import type { MeterModel } from '../../simulator/meter/types.ts';
+
+export interface Account {
+  id: number;
+  name: string;
+  createdAt: number;
+}
+
+export interface Udfs {
+  udf1: string | null;
+  udf2: string | null;
+  udf3: string | null;
+  udf4: string | null;
+  udf5: string | null;
+}
+
+export interface Space extends Udfs {
+  id: number;
+  accountId: number;
+  name: string;
+  description: string;
+}
+
+export interface DeviceRecord extends Udfs {
+  /** Internal, stable key (device_id changes when a meter is replaced). */
+  pk: number;
+  deviceId: string;
+  accountId: number;
+  spaceId: number | null;
+  name: string;
+  description: string;
+  model: MeterModel;
+  /** Virtual meters run in this process; 'external' ones (bridged, real) only talk over MQTT. */
+  kind: 'virtual' | 'external';
+  publicAccess: boolean;
+  publicHash: string | null;
+  isShared: boolean;
+  createdAt: number;
+}
+
+export type NewDevice = Omit<DeviceRecord, 'pk' | 'createdAt' | 'publicAccess' | 'publicHash' | 'isShared'> & {
+  /** scrypt/sha256 hash of the meter's MQTT secret; the secret itself is never stored. */
+  mqttSecretHash: string;
+};
+
+export interface SpacePatch {
+  name?: string;
+  description?: string;
+  udf1?: string | null;
+}
+export type DevicePatch = SpacePatch;
+
+/** One telemetry sample as stored: one row per (device, ts), a column per property. */
+export interface SampleRow {
+  devicePk: number;
+  ts: number;
+  energy: number | null;
+  active_power: number | null;
+  voltage: number | null;
+  current: number | null;
+  power_factor: number | null;
+  apparent_power: number | null;
+  reactive_power: number | null;
+  balance: number | null;
+}
+
+export const SAMPLE_PROPERTIES = [
+  'energy',
+  'active_power',
+  'voltage',
+  'current',
+  'power_factor',
+  'apparent_power',
+  'reactive_power',
+] as const;
+export type SampleProperty = (typeof SAMPLE_PROPERTIES)[number];
+
+/** History bucket sizes, minutes. Buckets are aligned to Asia/Kolkata (+05:30) wall-clock time. */
+export type BucketMinutes = 15 | 30 | 60 | 1440;
+
+export interface HistoryPoint {
+  /** Start of the bucket, ms since epoch. */
+  bucketStart: number;
+  /** ts of the last sample inside the bucket. */
+  ts: number;
+  value: number;
+}
+
+export interface LedgerEntry {
+  seq: number;
+  devicePk: number;
+  kind: 'opening' | 'recharge' | 'adjustment';
+  /** Integer paise; positive credits the meter. */
+  amount: number;
+  transactionId: string | null;
+  createdAt: number;
+}
+
+export interface MeterSnapshot {
+  devicePk: number;
+  /** Serialized MeterState (simulator/meter/serialize.ts). */
+  state: string;
+  /** Highest ledger seq the snapshot already includes. */
+  ledgerSeq: number;
+  updatedAt: number;
+}
+
+export interface Store {
+  close(): Promise<void>;
+
+  createAccount(name: string, now: number): Promise<Account>;
+  getAccount(id: number): Promise<Account | null>;
+  /** Stores only a hash of `key`. */
+  addApiKey(accountId: number, key: string, expiresAt: number | null, now: number): Promise<void>;
+  /** The account of a key that exists, is not revoked and has not expired at `now`. */
+  accountForApiKey(key: string, now: number): Promise<Account | null>;
+  revokeApiKey(key: string, now: number): Promise<boolean>;
+
+  createSpace(space: Omit<Space, 'id'>): Promise<Space>;
+  getSpace(id: number): Promise<Space | null>;
+  listSpaces(accountId: number): Promise<Space[]>;
+  updateSpace(id: number, patch: SpacePatch): Promise<Space | null>;
+
+  createDevice(device: NewDevice, now: number): Promise<DeviceRecord>;
+  getDevice(deviceId: string): Promise<DeviceRecord | null>;
+  getDeviceByPk(pk: number): Promise<DeviceRecord | null>;
+  listDevices(filter?: { accountId?: number; spaceId?: number }): Promise<DeviceRecord[]>;
+  updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null>;
+  mqttSecretHash(deviceId: string): Promise<string | null>;
+
+  /** Idempotent by (devicePk, ts): a sample delivered twice is stored once. Returns rows newly written. */
+  insertSamples(rows: readonly SampleRow[]): Promise<number>;
+  latestSample(devicePk: number): Promise<SampleRow | null>;
+  countSamples(devicePk: number): Promise<number>;
+  /** Last value of `property` in each bucket with data, for samples with fromTs <= ts < toTs, ascending. */
+  history(
+    devicePk: number,
+    property: SampleProperty,
+    fromTs: number,
+    toTs: number,
+    bucket: BucketMinutes,
+  ): Promise<HistoryPoint[]>;
+
+  /** Appends to the ledger. A recharge transaction id is unique across the store: a repeat for the same device returns the first entry with duplicate=true; for another device it throws StoreConflictError. */
+  appendLedger(
+    entry: Omit<LedgerEntry, 'seq'>,
+  ): Promise<{ entry: LedgerEntry; duplicate: boolean }>;
+  ledgerSince(devicePk: number, afterSeq: number): Promise<LedgerEntry[]>;
+
+  saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void>;
+  loadMeterSnapshots(): Promise<MeterSnapshot[]>;
+
+  getSetting(key: string): Promise<string | null>;
+  setSetting(key: string, value: string): Promise<void>;
+}
