@@ -32,3 +32,24 @@ export function parseTopic(topic: string): ParsedTopic | null {
 export const METER_PUBLISHES: readonly Channel[] = ['info', 'state', 'availability', 'telemetry', 'reply'];
 /** Channels a meter subscribes to (its own id only) [MC-2.2]. */
 export const METER_SUBSCRIBES: readonly Channel[] = ['cmd'];
+
+/** [MC-2.3] The service publishes only commands, to any meter. */
+export const SERVICE_PUBLISHES: readonly Channel[] = ['cmd'];
+
+/** [MC-2.3] The filter the service subscribes with to hear `channel` from every meter. */
+export function allDevicesFilter(channel: Channel): string {
+  return `${TOPIC_ROOT}/+/${channel}`;
+}
+
+/**
+ * QoS and retain flag of every publish [MC-4.1, MC-5.1, MC-6.1, MC-7.1, MC-8.1, MC-8.5]. Retained channels
+ * describe the meter now; telemetry, commands and replies are events and must never be retained.
+ */
+export const PUBLISH_OPTIONS: Readonly<Record<Channel, { qos: 1; retain: boolean }>> = {
+  info: { qos: 1, retain: true },
+  state: { qos: 1, retain: true },
+  availability: { qos: 1, retain: true },
+  telemetry: { qos: 1, retain: false },
+  cmd: { qos: 1, retain: false },
+  reply: { qos: 1, retain: false },
+};

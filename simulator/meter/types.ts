@@ -109,7 +109,7 @@ export type CommandReply =
   | { ok: true; data?: unknown }
   | { ok: false; error: { code: CommandErrorCode; message: string } };
 
-export type CommandErrorCode = 'invalid_argument' | 'unsupported' | 'busy';
+export type CommandErrorCode = 'invalid_argument' | 'unsupported' | 'busy' | 'bad_request';
 
 export type MeterEffect =
   | { type: 'telemetry'; sample: Sample }

@@ -41,7 +41,10 @@ export interface DeviceRecord extends Udfs {
   createdAt: number;
 }
 
-export type NewDevice = Omit<DeviceRecord, 'pk' | 'createdAt' | 'publicAccess' | 'publicHash' | 'isShared'> & {
+export type NewDevice = Omit<
+  DeviceRecord,
+  'pk' | 'createdAt' | 'publicAccess' | 'publicHash' | 'isShared'
+> & {
   /** scrypt/sha256 hash of the meter's MQTT secret; the secret itself is never stored. */
   mqttSecretHash: string;
 };
@@ -145,9 +148,7 @@ export interface Store {
   ): Promise<HistoryPoint[]>;
 
   /** Appends to the ledger. A recharge transaction id is unique across the store: a repeat for the same device returns the first entry with duplicate=true; for another device it throws StoreConflictError. */
-  appendLedger(
-    entry: Omit<LedgerEntry, 'seq'>,
-  ): Promise<{ entry: LedgerEntry; duplicate: boolean }>;
+  appendLedger(entry: Omit<LedgerEntry, 'seq'>): Promise<{ entry: LedgerEntry; duplicate: boolean }>;
   ledgerSince(devicePk: number, afterSeq: number): Promise<LedgerEntry[]>;
 
   saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void>;

@@ -1,0 +1,85 @@
+// The one virtual clock of a meterstack process. Real time by default; `speed` runs it N× faster;
+// `advance` jumps it forward and lets every listener (the fleet) live through the jump before it returns.
+// Domain code never reads a clock: it is handed `now` by whoever owns one of these.
+
+export type AdvanceListener = (from: number, to: number) => Promise<void> | void;
+
+export interface ClockOptions {
+  /** Source of wall time, ms since epoch. Injected so tests can drive it. */
+  wall?: () => number;
+  /** Virtual ms per wall ms; 0 freezes the clock (only `advance` moves it). */
+  speed?: number;
+  /** Virtual time at creation; defaults to wall time. */
+  start?: number;
+}
+
+export class VirtualClock {
+  readonly #wall: () => number;
+  #speed: number;
+  #baseWall: number;
+  #baseVirtual: number;
+  readonly #listeners = new Set<AdvanceListener>();
+  #advancing: Promise<void> = Promise.resolve();
+
+  constructor(opts: ClockOptions = {}) {
+    this.#wall = opts.wall ?? Date.now;
+    const speed = opts.speed ?? 1;
+    if (!Number.isFinite(speed) || speed < 0) throw new TypeError(`clock speed must be a number >= 0, got ${speed}`);
+    this.#speed = speed;
+    this.#baseWall = this.#wall();
+    this.#baseVirtual = opts.start ?? this.#baseWall;
+  }
+
+  /** Virtual time, integer ms since epoch. Never goes backwards. */
+  now(): number {
+    return Math.floor(this.#baseVirtual + (this.#wall() - this.#baseWall) * this.#speed);
+  }
+
+  get speed(): number {
+    return this.#speed;
+  }
+
+  setSpeed(speed: number): void {
+    if (!Number.isFinite(speed) || speed < 0) throw new TypeError(`clock speed must be a number >= 0, got ${speed}`);
+    this.#rebase();
+    this.#speed = speed;
+  }
+
+  /** Subscribe to jumps; returns the unsubscribe function. */
+  onAdvance(listener: AdvanceListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Jumps the clock forward by `ms` and resolves once every listener has caught up.
+   * Concurrent calls are serialized, so two advances of 1 h end 2 h later, in order.
+   */
+  advance(ms: number): Promise<{ from: number; to: number }> {
+    if (!Number.isInteger(ms) || ms < 0) throw new TypeError(`advance takes a whole number of ms >= 0, got ${ms}`);
+    const run = this.#advancing.then(async () => {
+      this.#rebase();
+      const from = this.#baseVirtual;
+      this.#baseVirtual += ms;
+      const to = this.#baseVirtual;
+      for (const listener of this.#listeners) await listener(from, to);
+      return { from, to };
+    });
+    this.#advancing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Offset of virtual time from wall time, for persisting the clock across restarts. */
+  offset(): number {
+    return this.now() - this.#wall();
+  }
+
+  #rebase(): void {
+    const wall = this.#wall();
+    this.#baseVirtual = this.#baseVirtual + (wall - this.#baseWall) * this.#speed;
+    this.#baseWall = wall;
+  }
+}

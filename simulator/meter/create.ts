@@ -1,0 +1,146 @@
+// A new meter from a few options, and the state it reports (spec §2 flattened metrics).
+
+import { MAX_TARIFF_PAISE, paiseToUnits, reportedBalance } from './billing.ts';
+import { validateLoad } from './profiles.ts';
+import { relayClosed } from './relay.ts';
+import { hashString } from './rng.ts';
+import {
+  type LoadProfile,
+  type MeterModel,
+  type MeterState,
+  MODELS,
+  MODES,
+  type Mode,
+  type ReportedState,
+  type TariffSlot,
+} from './types.ts';
+import { wifiCredentialsProblem, wifiJoin } from './wifi.ts';
+
+export interface CreateMeterOptions {
+  deviceId: string;
+  model?: MeterModel;
+  firmware?: string;
+  mode?: Mode;
+  relayCommanded?: boolean;
+  ebTariff?: number;
+  dgTariff?: number;
+  activeTariff?: TariffSlot;
+  pgEnabled?: boolean;
+  /** Opening balance, integer paise (a debt is negative). */
+  balance?: number;
+  /** Opening energy register, kWh; kept to the whole Wh. */
+  energyKwh?: number;
+  load?: LoadProfile;
+  /** Seed of the meter's own measurement noise; defaults to a hash of deviceId. */
+  seed?: number;
+  wifi?: { ssid: string; password: string };
+  telemetryPeriodMs?: number;
+}
+
+export const METER_DEFAULTS = {
+  model: 'basic',
+  firmware: 'meterstack-virtual/1.0.0',
+  mode: 'prepaid',
+  relayCommanded: true,
+  ebTariff: 800,
+  dgTariff: 2000,
+  activeTariff: 1,
+  pgEnabled: false,
+  balance: 0,
+  energyKwh: 0,
+  load: { kind: 'constant', watts: 0 },
+  wifi: { ssid: 'home-wifi', password: 'home-wifi-pass' },
+  telemetryPeriodMs: 60_000,
+} as const satisfies Omit<Required<CreateMeterOptions>, 'deviceId' | 'seed'>;
+
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new TypeError(`createMeter: ${message}`);
+}
+
+function isTariff(x: number): boolean {
+  return Number.isInteger(x) && x >= 0 && x <= MAX_TARIFF_PAISE;
+}
+
+/** The first multiple of `period` strictly after `ts` (epoch-aligned, so 15-min samples land on :00/:15/...). */
+export function nextBoundary(ts: number, period: number): number {
+  return (Math.floor(ts / period) + 1) * period;
+}
+
+export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
+  // An option passed as undefined takes its default, as if it were absent.
+  const given = Object.fromEntries(
+    Object.entries(opts).filter(([, v]) => v !== undefined),
+  ) as CreateMeterOptions;
+  const o = { ...METER_DEFAULTS, ...given };
+  check(typeof o.deviceId === 'string' && o.deviceId.length > 0, 'deviceId must be a non-empty string');
+  check(MODELS.includes(o.model), `model must be one of ${MODELS.join(', ')}`);
+  check(MODES.includes(o.mode), `mode must be one of ${MODES.join(', ')}`);
+  check(
+    isTariff(o.ebTariff) && isTariff(o.dgTariff),
+    `tariffs must be integer paise in 0..${MAX_TARIFF_PAISE}`,
+  );
+  check(o.activeTariff === 1 || o.activeTariff === 2, 'activeTariff must be 1 or 2');
+  check(Number.isSafeInteger(o.balance), 'balance must be integer paise');
+  check(Number.isFinite(o.energyKwh) && o.energyKwh >= 0, 'energyKwh must be a number >= 0');
+  check(
+    Number.isSafeInteger(o.telemetryPeriodMs) && o.telemetryPeriodMs > 0,
+    'telemetryPeriodMs must be > 0',
+  );
+  check(Number.isFinite(now), 'now must be a finite time');
+  const wifiProblem = wifiCredentialsProblem(o.wifi.ssid, o.wifi.password);
+  check(wifiProblem === null, `wifi: ${wifiProblem}`);
+  validateLoad(o.load);
+  const seed = opts.seed ?? hashString(o.deviceId);
+  check(Number.isInteger(seed), 'seed must be an integer');
+  const ts = Math.floor(now);
+  return {
+    deviceId: o.deviceId,
+    model: o.model,
+    firmware: o.firmware,
+    mode: o.mode,
+    relayCommanded: o.relayCommanded,
+    ebTariff: o.ebTariff,
+    dgTariff: o.dgTariff,
+    activeTariff: o.activeTariff,
+    pgEnabled: o.pgEnabled,
+    energy: BigInt(Math.round(o.energyKwh * 1000)) * 3_600_000_000n,
+    balance: paiseToUnits(o.balance),
+    load: o.load,
+    seed,
+    wifi: wifiJoin(seed, o.wifi.ssid, o.wifi.password),
+    lastTs: ts,
+    telemetryPeriodMs: o.telemetryPeriodMs,
+    nextTelemetryTs: nextBoundary(ts, o.telemetryPeriodMs),
+    recentRecharges: [],
+    recentCommands: [],
+  };
+}
+
+export function reportedState(state: MeterState, ts: number): ReportedState {
+  return {
+    ts,
+    mode: state.mode,
+    relay_commanded: state.relayCommanded,
+    relay_state: relayClosed(state),
+    eb_tariff: state.ebTariff,
+    dg_tariff: state.dgTariff,
+    active_tariff: state.activeTariff,
+    balance: reportedBalance(state.balance),
+    pg_enabled: state.pgEnabled,
+    wifi_type: state.wifi.configMode ? 'Secondary' : 'Primary',
+  };
+}
+
+/** Whether two reported states differ in anything but ts and balance ([M-10]). */
+export function sameReportedState(a: ReportedState, b: ReportedState): boolean {
+  return (
+    a.mode === b.mode &&
+    a.relay_commanded === b.relay_commanded &&
+    a.relay_state === b.relay_state &&
+    a.eb_tariff === b.eb_tariff &&
+    a.dg_tariff === b.dg_tariff &&
+    a.active_tariff === b.active_tariff &&
+    a.pg_enabled === b.pg_enabled &&
+    a.wifi_type === b.wifi_type
+  );
+}

@@ -1,0 +1,27 @@
+// The public API of one virtual meter: a pure reducer plus helpers. See README.md for the rules [M-n].
+
+export { type FastForwardResult, fastForward } from './advance.ts';
+export { activeTariffPaise, MAX_TARIFF_PAISE, reportedBalance } from './billing.ts';
+export { MAX_TRANSACTION_ID_CHARS, RECENT_RECHARGES_LIMIT } from './commands.ts';
+export {
+  type CreateMeterOptions,
+  createMeter,
+  METER_DEFAULTS,
+  nextBoundary,
+  reportedState,
+} from './create.ts';
+export { HOUSEHOLD_SHAPE, MAX_LOAD_WATTS, type PowerReading, powerAt, validateLoad } from './profiles.ts';
+export { PROPERTY_CATALOGUE, type PropertyInfo, readingsAt, voltageAt } from './readings.ts';
+export { relayClosed, relayClosedFor } from './relay.ts';
+export { deserializeMeter, serializeMeter } from './serialize.ts';
+export { RECENT_COMMANDS_LIMIT, step } from './step.ts';
+export * from './types.ts';
+export {
+  CONFIG_HOLD_SECONDS,
+  CONFIG_PASSWORD,
+  CONFIG_SSID,
+  PASSWORD_MAX_CHARS,
+  SSID_MAX_CHARS,
+  type WifiStatus,
+  wifiStatus,
+} from './wifi.ts';

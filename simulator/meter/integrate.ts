@@ -1,0 +1,44 @@
+// [M-1] [M-2] [M-4] [M-5] [M-6] The reference integrator used by step: plain bigint arithmetic over
+// segments of constant power, written for obviousness. fastForward (advance.ts) must match it bit for bit.
+
+import { billingRate, msUntilCutoff } from './billing.ts';
+import { reportedState } from './create.ts';
+import { nextLoadChange, powerMw } from './profiles.ts';
+import { readingsAt } from './readings.ts';
+import { relayClosed } from './relay.ts';
+import type { MeterEffect, MeterState } from './types.ts';
+
+/**
+ * Advances the draft `s` from s.lastTs to `to`, pushing a telemetry effect at every period boundary
+ * on the way and a state effect at a prepaid cut-off. Mutates `s` (a copy owned by the caller).
+ */
+export function integrateTo(s: MeterState, to: number, effects: MeterEffect[]): void {
+  while (s.lastTs < to) {
+    const end = Math.min(to, s.nextTelemetryTs, nextLoadChange(s.load, s.lastTs));
+    integrateSegment(s, end, effects);
+    // [M-2] The sample is taken once everything up to this instant, a cut-off included, has happened.
+    if (s.lastTs === s.nextTelemetryTs) {
+      effects.push({ type: 'telemetry', sample: readingsAt(s, s.lastTs) });
+      s.nextTelemetryTs += s.telemetryPeriodMs;
+    }
+  }
+}
+
+/** Integrates at the constant power of [s.lastTs, end), stopping early at a prepaid cut-off. */
+function integrateSegment(s: MeterState, end: number, effects: MeterEffect[]): void {
+  if (!relayClosed(s)) {
+    s.lastTs = end; // [M-4] no flow through an open relay
+    return;
+  }
+  const p = BigInt(powerMw(s.load, s.lastTs));
+  const rate = billingRate(s);
+  let dt = BigInt(end - s.lastTs);
+  const cutoff = s.mode === 'prepaid' ? msUntilCutoff(s.balance, rate, p) : null;
+  const cutsOff = cutoff !== null && cutoff <= dt;
+  if (cutsOff) dt = cutoff;
+  const energy = p * dt;
+  s.energy += energy;
+  s.balance -= rate * energy; // [M-5] exact: balance units per mW·ms = paise per kWh
+  s.lastTs += Number(dt);
+  if (cutsOff) effects.push({ type: 'state', state: reportedState(s, s.lastTs) }); // [M-6]
+}

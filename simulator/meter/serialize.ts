@@ -1,0 +1,106 @@
+// A meter's state as JSON text for snapshots (src/store MeterSnapshot.state). Bigints travel as decimal
+// strings; every other value is JSON-exact (doubles print in their shortest round-tripping form).
+
+import { validateLoad } from './profiles.ts';
+import { type CommandReply, type MeterState, MODELS, MODES } from './types.ts';
+
+const FORMAT_VERSION = 1;
+
+export function serializeMeter(state: MeterState): string {
+  return JSON.stringify({
+    v: FORMAT_VERSION,
+    ...state,
+    energy: state.energy.toString(),
+    balance: state.balance.toString(),
+  });
+}
+
+type Json = Record<string, unknown>;
+
+function fail(message: string): never {
+  throw new TypeError(`deserializeMeter: ${message}`);
+}
+
+function obj(x: unknown, name: string): Json {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) fail(`${name} must be an object`);
+  return x as Json;
+}
+
+function str(o: Json, key: string): string {
+  const v = o[key];
+  if (typeof v !== 'string') fail(`${key} must be a string`);
+  return v;
+}
+
+function num(o: Json, key: string): number {
+  const v = o[key];
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${key} must be a finite number`);
+  return v;
+}
+
+function bool(o: Json, key: string): boolean {
+  const v = o[key];
+  if (typeof v !== 'boolean') fail(`${key} must be a boolean`);
+  return v;
+}
+
+function big(o: Json, key: string): bigint {
+  const v = str(o, key);
+  if (!/^-?\d+$/.test(v)) fail(`${key} must be a decimal integer string`);
+  return BigInt(v);
+}
+
+function oneOf<T extends string>(o: Json, key: string, values: readonly T[]): T {
+  const v = str(o, key);
+  if (!(values as readonly string[]).includes(v)) fail(`${key} must be one of ${values.join(', ')}`);
+  return v as T;
+}
+
+export function deserializeMeter(text: string): MeterState {
+  const o = obj(JSON.parse(text), 'state');
+  if (o['v'] !== FORMAT_VERSION) fail(`unsupported format version ${String(o['v'])}`);
+  const activeTariff = num(o, 'activeTariff');
+  if (activeTariff !== 1 && activeTariff !== 2) fail('activeTariff must be 1 or 2');
+  const load = obj(o['load'], 'load') as unknown as MeterState['load'];
+  try {
+    validateLoad(load);
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  const wifi = obj(o['wifi'], 'wifi');
+  const recharges = o['recentRecharges'];
+  if (!Array.isArray(recharges) || !recharges.every((r) => typeof r === 'string')) {
+    fail('recentRecharges must be an array of strings');
+  }
+  const commands = o['recentCommands'];
+  if (!Array.isArray(commands)) fail('recentCommands must be an array');
+  return {
+    deviceId: str(o, 'deviceId'),
+    model: oneOf(o, 'model', MODELS),
+    firmware: str(o, 'firmware'),
+    mode: oneOf(o, 'mode', MODES),
+    relayCommanded: bool(o, 'relayCommanded'),
+    ebTariff: num(o, 'ebTariff'),
+    dgTariff: num(o, 'dgTariff'),
+    activeTariff,
+    pgEnabled: bool(o, 'pgEnabled'),
+    energy: big(o, 'energy'),
+    balance: big(o, 'balance'),
+    load,
+    seed: num(o, 'seed'),
+    wifi: {
+      ssid: str(wifi, 'ssid'),
+      password: str(wifi, 'password'),
+      rssi: num(wifi, 'rssi'),
+      configMode: bool(wifi, 'configMode'),
+    },
+    lastTs: num(o, 'lastTs'),
+    telemetryPeriodMs: num(o, 'telemetryPeriodMs'),
+    nextTelemetryTs: num(o, 'nextTelemetryTs'),
+    recentRecharges: recharges,
+    recentCommands: commands.map((c: unknown) => {
+      const entry = obj(c, 'recentCommands[]');
+      return { id: str(entry, 'id'), reply: obj(entry['reply'], 'reply') as unknown as CommandReply };
+    }),
+  };
+}

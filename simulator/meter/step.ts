@@ -1,0 +1,59 @@
+// The meter as a reducer: step(state, event, now) -> { state, effects }. Pure: time comes in as `now`.
+
+import { applyCommand, type CommandOutcome } from './commands.ts';
+import { reportedState, sameReportedState } from './create.ts';
+import { integrateTo } from './integrate.ts';
+import { validateLoad } from './profiles.ts';
+import type { MeterEffect, MeterEvent, MeterState, StepResult } from './types.ts';
+import { CONFIG_HOLD_SECONDS } from './wifi.ts';
+
+/** [M-9] Command ids remembered so that a duplicate delivery is applied once. */
+export const RECENT_COMMANDS_LIMIT = 256;
+
+/**
+ * [M-1] Integrates energy and billing from state.lastTs up to `now` (never backwards; meter time has
+ * millisecond resolution), emitting what falls due on the way, then applies `event` at that instant.
+ * Throws a TypeError only for an invalid load in set_load (operator input, not network input).
+ */
+export function step(state: MeterState, event: MeterEvent, now: number): StepResult {
+  const s: MeterState = { ...state };
+  const t = Math.max(Math.floor(now), state.lastTs);
+  const effects: MeterEffect[] = [];
+  integrateTo(s, t, effects);
+
+  const before = reportedState(s, t);
+  let outcome: CommandOutcome | null = null;
+  switch (event.type) {
+    case 'advance':
+      return { state: s, effects };
+    case 'set_load':
+      validateLoad(event.load);
+      s.load = event.load; // [M-7] from this instant
+      return { state: s, effects };
+    case 'button':
+      // [M-11] spec §4: holding the button about 5 s joins the configuration network.
+      if (event.holdSeconds >= CONFIG_HOLD_SECONDS) s.wifi = { ...s.wifi, configMode: true };
+      break;
+    case 'command': {
+      const seen = s.recentCommands.find((c) => c.id === event.id);
+      if (seen) {
+        effects.push({ type: 'reply', id: event.id, reply: seen.reply, duplicate: true }); // [M-9]
+        return { state: s, effects };
+      }
+      outcome = applyCommand(s, event.command, t);
+      s.recentCommands = [...s.recentCommands, { id: event.id, reply: outcome.reply }].slice(
+        -RECENT_COMMANDS_LIMIT,
+      );
+      break;
+    }
+  }
+
+  // [M-10] A state report when anything reported but ts/balance changed, or the balance jumped.
+  const after = reportedState(s, t);
+  if (outcome?.balanceChanged || !sameReportedState(before, after))
+    effects.push({ type: 'state', state: after });
+  if (event.type === 'command' && outcome) {
+    effects.push({ type: 'reply', id: event.id, reply: outcome.reply, duplicate: false });
+  }
+  return { state: s, effects };
+}

@@ -1,0 +1,233 @@
+// A virtual meter on the wire: the pure meter state machine (./meter) driven by the virtual clock,
+// speaking the MQTT contract (firmware-protocol/mqtt) over a real MQTT connection, exactly as
+// firmware would. All behaviour lives in `step`; this file only moves events in and effects out.
+
+import type { MqttClient } from 'mqtt';
+import { commandFromWire, encode, replyToWire } from '../firmware-protocol/mqtt/codec.ts';
+import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
+import { createMqttClient } from '../src/mqtt/connect.ts';
+import { propertiesFor, reportedState, step } from './meter/index.ts';
+import type { CommandReply, LoadProfile, MeterCommand, MeterEvent, MeterState, Sample } from './meter/types.ts';
+
+/** [MC-7.2] at most this many samples in one telemetry message. */
+const MAX_SAMPLES_PER_MESSAGE = 1000;
+/** A meter that cannot reach the broker keeps this many samples (about 70 days at 60 s) and drops the oldest. */
+const OUTBOX_LIMIT = 100_000;
+const MAX_IN_FLIGHT = 8;
+
+export interface Logger {
+  (level: 'info' | 'warn' | 'error', msg: string): void;
+}
+
+export interface VirtualMeterOptions {
+  state: MeterState;
+  now: () => number;
+  mqttUrl: string;
+  /** The meter's own credentials: username = device id. */
+  password: string;
+  online?: boolean;
+  log?: Logger;
+  /** Called after every event that changed the state discretely (commands, load, button), for persistence. */
+  onChanged?: (meter: VirtualMeter) => void;
+}
+
+export class VirtualMeter {
+  #state: MeterState;
+  readonly #opts: VirtualMeterOptions;
+  #client: MqttClient | null = null;
+  #wantOnline: boolean;
+  #outbox: Sample[] = [];
+  #inFlight = 0;
+  #dropped = 0;
+  #lastQueuedTs = 0;
+  #drainWaiters: (() => void)[] = [];
+
+  constructor(opts: VirtualMeterOptions) {
+    this.#opts = opts;
+    this.#state = opts.state;
+    this.#wantOnline = opts.online ?? true;
+  }
+
+  get id(): string {
+    return this.#state.deviceId;
+  }
+  get state(): MeterState {
+    return this.#state;
+  }
+  get online(): boolean {
+    return this.#wantOnline;
+  }
+  get connected(): boolean {
+    return this.#client?.connected ?? false;
+  }
+  /** ts of the newest sample this meter has produced (published or still queued). */
+  get lastSampleTs(): number {
+    return this.#lastQueuedTs;
+  }
+  get pendingSamples(): number {
+    return this.#outbox.length + this.#inFlight;
+  }
+
+  async start(): Promise<void> {
+    if (this.#wantOnline) await this.#connect();
+  }
+
+  /** Integrates up to the clock's present, queueing and publishing every telemetry sample due. */
+  tick(now = this.#opts.now()): void {
+    this.#apply({ type: 'advance' }, now);
+  }
+
+  /** Applies a command directly to the hardware (a technician at the meter), not over MQTT. */
+  command(id: string, command: MeterCommand, now = this.#opts.now()): CommandReply {
+    return this.#apply({ type: 'command', id, command }, now) ?? { ok: true };
+  }
+
+  setLoad(load: LoadProfile, now = this.#opts.now()): void {
+    this.#apply({ type: 'set_load', load }, now);
+  }
+
+  pressButton(holdSeconds: number, now = this.#opts.now()): void {
+    this.#apply({ type: 'button', holdSeconds }, now);
+  }
+
+  /** Really disconnects from (publishing offline first) or reconnects to the broker. */
+  async setOnline(online: boolean): Promise<void> {
+    this.#wantOnline = online;
+    if (online) await this.#connect();
+    else await this.#disconnect();
+  }
+
+  /** Resolves once every queued sample is acknowledged by the broker (or at once when offline). */
+  drained(): Promise<void> {
+    if (!this.connected || this.pendingSamples === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    await this.#disconnect();
+  }
+
+  #apply(event: MeterEvent, now: number): CommandReply | undefined {
+    const { state, effects } = step(this.#state, event, now);
+    this.#state = state;
+    let reply: CommandReply | undefined;
+    for (const effect of effects) {
+      switch (effect.type) {
+        case 'telemetry':
+          this.#queue(effect.sample);
+          break;
+        case 'state':
+          this.#publish('state', encode('state', { v: 1, ...effect.state }), true);
+          break;
+        case 'reply':
+          reply = effect.reply;
+          if (event.type === 'command' && this.#replyOverMqtt.has(effect.id)) {
+            this.#replyOverMqtt.delete(effect.id);
+            this.#publish('reply', encode('reply', replyToWire(effect.id, effect.reply)), false);
+          }
+          break;
+      }
+    }
+    this.#flush();
+    if (event.type !== 'advance') this.#opts.onChanged?.(this);
+    return reply;
+  }
+
+  readonly #replyOverMqtt = new Set<string>();
+
+  #onCommandMessage(payload: Buffer): void {
+    const parsed = commandFromWire(payload);
+    if (!parsed.ok) {
+      this.#opts.log?.('warn', `${this.id}: bad command: ${parsed.error.message}`);
+      // [MC-9.1] answer what we can: a readable id gets a bad_request reply, otherwise nothing.
+      if (parsed.id) {
+        const reply: CommandReply = { ok: false, error: { code: 'bad_request', message: parsed.error.message } };
+        this.#publish('reply', encode('reply', replyToWire(parsed.id, reply)), false);
+      }
+      return;
+    }
+    this.#replyOverMqtt.add(parsed.id);
+    this.#apply({ type: 'command', id: parsed.id, command: parsed.command }, this.#opts.now());
+  }
+
+  #queue(sample: Sample): void {
+    this.#outbox.push(sample);
+    this.#lastQueuedTs = sample.ts;
+    if (this.#outbox.length > OUTBOX_LIMIT) {
+      const excess = this.#outbox.length - OUTBOX_LIMIT;
+      this.#outbox.splice(0, excess);
+      this.#dropped += excess;
+      this.#opts.log?.('warn', `${this.id}: offline buffer full, dropped ${this.#dropped} oldest samples so far`);
+    }
+  }
+
+  #flush(): void {
+    const client = this.#client;
+    if (!client?.connected) return;
+    while (this.#outbox.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
+      const batch = this.#outbox.splice(0, MAX_SAMPLES_PER_MESSAGE);
+      this.#inFlight += batch.length;
+      client.publish(topicFor(this.id, 'telemetry'), encode('telemetry', { v: 1, samples: batch }), { qos: 1 }, (err) => {
+        this.#inFlight -= batch.length;
+        if (err) this.#outbox.unshift(...batch); // not acknowledged: keep it for the next connection
+        this.#flush();
+        this.#notifyDrained();
+      });
+    }
+    this.#notifyDrained();
+  }
+
+  #notifyDrained(): void {
+    if (this.pendingSamples !== 0 && this.connected) return;
+    for (const resolve of this.#drainWaiters.splice(0)) resolve();
+  }
+
+  #publish(channel: 'state' | 'reply' | 'info' | 'availability', payload: string, retain: boolean): void {
+    this.#client?.publish(topicFor(this.id, channel), payload, { qos: 1, retain });
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#client) return;
+    const id = this.id;
+    const client = createMqttClient({
+      url: this.#opts.mqttUrl,
+      clientId: id,
+      username: id,
+      password: this.#opts.password,
+      reconnectPeriod: 1000,
+      // [MC-6.2] the will marks the meter offline if it drops without saying goodbye.
+      will: { topic: topicFor(id, 'availability'), payload: Buffer.from(encode('availability', { v: 1, online: false })), qos: 1, retain: true },
+    });
+    this.#client = client;
+    client.on('connect', () => {
+      const s = this.#state;
+      this.#publish('info', encode('info', {
+        v: 1, device_id: id, model: s.model, firmware: s.firmware, has_relay: true,
+        telemetry_period_s: s.telemetryPeriodMs / 1000, properties: propertiesFor(s.model),
+      }), true);
+      this.#publish('state', encode('state', { v: 1, ...reportedState(s, this.#opts.now()) }), true);
+      this.#publish('availability', encode('availability', { v: 1, online: true, ts: this.#opts.now() }), true);
+      client.subscribe(topicFor(id, 'cmd'), { qos: 1 });
+      this.#flush();
+    });
+    client.on('message', (_topic, payload) => this.#onCommandMessage(payload));
+    client.on('error', (err) => this.#opts.log?.('warn', `${id}: mqtt: ${err.message}`));
+    await new Promise<void>((resolve) => {
+      client.once('connect', () => resolve());
+      client.once('close', () => resolve());
+    });
+  }
+
+  async #disconnect(): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    this.#client = null;
+    if (client.connected) {
+      await new Promise<void>((resolve) =>
+        client.publish(topicFor(this.id, 'availability'), encode('availability', { v: 1, online: false, ts: this.#opts.now() }), { qos: 1, retain: true }, () => resolve()),
+      );
+    }
+    await client.endAsync();
+    this.#notifyDrained();
+  }
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { isValidPrincipal, mayPublish, maySubscribe, mayWill, type Principal } from './access.ts';
+import { admit } from './guard.ts';
+
+const SERVICE: Principal = { kind: 'service' };
+const A: Principal = { kind: 'meter', deviceId: 'A' };
+
+describe('[MC-2.1] mayPublish', () => {
+  it.each([
+    [A, 'meterstack/v1/A/info', true],
+    [A, 'meterstack/v1/A/state', true],
+    [A, 'meterstack/v1/A/availability', true],
+    [A, 'meterstack/v1/A/telemetry', true],
+    [A, 'meterstack/v1/A/reply', true],
+    [A, 'meterstack/v1/A/cmd', false],
+    [A, 'meterstack/v1/B/state', false],
+    [A, 'meterstack/v1/A/state/extra', false],
+    [A, 'meterstack/v2/A/state', false],
+    [A, 'other/topic', false],
+    [SERVICE, 'meterstack/v1/A/cmd', true],
+    [SERVICE, 'anything/at/all', true],
+    [SERVICE, '$SYS/broker/new/clients', false],
+  ] as const)('%o on %s -> %s', (principal, topic, allowed) => {
+    expect(mayPublish(principal, topic)).toBe(allowed);
+  });
+});
+
+describe('[MC-2.2] maySubscribe', () => {
+  it.each([
+    [A, 'meterstack/v1/A/cmd', true],
+    [A, 'meterstack/v1/B/cmd', false],
+    [A, 'meterstack/v1/A/state', false],
+    [A, 'meterstack/v1/A/+', false],
+    [A, 'meterstack/v1/+/cmd', false],
+    [A, 'meterstack/v1/#', false],
+    [A, '#', false],
+    [SERVICE, 'meterstack/v1/+/cmd', true],
+    [SERVICE, '#', true],
+  ] as const)('%o to %s -> %s', (principal, filter, allowed) => {
+    expect(maySubscribe(principal, filter)).toBe(allowed);
+  });
+});
+
+describe('[MC-2.1] mayWill', () => {
+  it.each([
+    [A, 'meterstack/v1/A/availability', true],
+    [A, 'meterstack/v1/A/state', false],
+    [A, 'meterstack/v1/B/availability', false],
+    [SERVICE, 'meterstack/service/availability', true],
+  ] as const)('%o will on %s -> %s', (principal, topic, allowed) => {
+    expect(mayWill(principal, topic)).toBe(allowed);
+  });
+});
+
+describe('[MC-1.2] isValidPrincipal', () => {
+  it.each(['A', 'meter-01.x_y'])('accepts device id %s', (deviceId) => {
+    expect(isValidPrincipal({ kind: 'meter', deviceId })).toBe(true);
+  });
+  it.each(['', '+', '#', 'a/b', 'x'.repeat(65)])('rejects device id %j', (deviceId) => {
+    expect(isValidPrincipal({ kind: 'meter', deviceId })).toBe(false);
+  });
+});
+
+describe('admit (CONNECT decision)', () => {
+  it.each([
+    ['unknown credentials', null, 'A', undefined, 4],
+    ['invalid device id', { kind: 'meter', deviceId: '+' }, '+', undefined, 5],
+    ['client id is not the device id', A, 'B', undefined, 2],
+    ['will on a foreign topic', A, 'A', 'meterstack/v1/B/availability', 5],
+    ['will on own state', A, 'A', 'meterstack/v1/A/state', 5],
+  ] as const)('refuses %s with %i', (_case, principal, clientId, will, returnCode) => {
+    expect(admit(principal, clientId, will)).toMatchObject({ ok: false, returnCode });
+  });
+
+  it.each([
+    ['a meter with its own will', A, 'A', 'meterstack/v1/A/availability'],
+    ['a meter without a will', A, 'A', undefined],
+    ['the service under any client id', SERVICE, 'whatever', undefined],
+  ] as const)('admits %s', (_case, principal, clientId, will) => {
+    expect(admit(principal, clientId, will)).toEqual({ ok: true, principal });
+  });
+});

@@ -1,0 +1,128 @@
+// The aedes hooks that authenticate a CONNECT and authorize every PUBLISH, SUBSCRIBE and will.
+// The principal of each client lives in a WeakMap, not on the aedes client object.
+
+import type { AedesOptions, AuthenticateError, Client, ConnectPacket } from 'aedes';
+import { isValidPrincipal, mayPublish, maySubscribe, mayWill, type Principal } from './access.ts';
+import type { Authenticate, Log } from './broker.ts';
+
+// CONNACK return codes, MQTT 3.1.1 table 3.1.
+const IDENTIFIER_REJECTED = 2;
+const SERVER_UNAVAILABLE = 3;
+const BAD_USERNAME_OR_PASSWORD = 4;
+const NOT_AUTHORIZED = 5;
+
+type Hooks = Required<
+  Pick<AedesOptions, 'preConnect' | 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>
+>;
+
+type Admission = { ok: true; principal: Principal } | { ok: false; returnCode: number; reason: string };
+
+function refusal(returnCode: number, reason: string): AuthenticateError {
+  return Object.assign(new Error(reason), { returnCode });
+}
+
+/** Decide a CONNECT once the credentials have been looked up. Pure, so the order of checks is plain. */
+export function admit(
+  principal: Principal | null,
+  clientId: string,
+  willTopic: string | undefined,
+): Admission {
+  if (principal === null) {
+    return { ok: false, returnCode: BAD_USERNAME_OR_PASSWORD, reason: 'unknown username or wrong password' };
+  }
+  if (!isValidPrincipal(principal)) {
+    return {
+      ok: false,
+      returnCode: NOT_AUTHORIZED,
+      reason: 'credentials map to an invalid device id [MC-1.2]',
+    };
+  }
+  // A meter must connect as its own device id: otherwise it could take over another meter's
+  // (or the service's) session, since the broker drops the older of two clients with one id
+  // [MQTT-3.1.4-2]. Refused with 0x02 as [MQTT-3.1.3-9] prescribes for a rejected ClientId.
+  if (principal.kind === 'meter' && clientId !== principal.deviceId) {
+    return {
+      ok: false,
+      returnCode: IDENTIFIER_REJECTED,
+      reason: `meter ${principal.deviceId} must use its device id as client id`,
+    };
+  }
+  // Checked at CONNECT so a forged will is refused up front rather than silently dropped when
+  // the connection dies; authorizePublish checks it again when aedes publishes it.
+  if (willTopic !== undefined && !mayWill(principal, willTopic)) {
+    return { ok: false, returnCode: NOT_AUTHORIZED, reason: `will on ${willTopic} not allowed [MC-2.1]` };
+  }
+  return { ok: true, principal };
+}
+
+export interface Guard {
+  hooks: Hooks;
+  principalOf(client: Client): Principal | undefined;
+}
+
+export function createGuard(authenticate: Authenticate, log: Log): Guard {
+  const principals = new WeakMap<Client, Principal>();
+  // authenticate() is not given the CONNECT packet, so preConnect keeps it for the will check.
+  const connects = new WeakMap<Client, ConnectPacket>();
+
+  const hooks: Hooks = {
+    preConnect(client, packet, callback) {
+      connects.set(client, packet);
+      callback(null, true);
+    },
+
+    authenticate(client, username, password, done) {
+      const willTopic = connects.get(client)?.will?.topic;
+      connects.delete(client);
+      if (username === undefined || password === undefined) {
+        log('info', `refused ${client.id}: no username or password`);
+        done(refusal(BAD_USERNAME_OR_PASSWORD, 'username and password are required'), null);
+        return;
+      }
+      Promise.resolve()
+        .then(() => authenticate(username, password.toString('utf8')))
+        .then(
+          (principal) => {
+            const admission = admit(principal ?? null, client.id, willTopic);
+            if (!admission.ok) {
+              log('info', `refused ${client.id} (user ${username}): ${admission.reason}`);
+              done(refusal(admission.returnCode, admission.reason), null);
+              return;
+            }
+            principals.set(client, admission.principal);
+            done(null, true);
+          },
+          (err: unknown) => {
+            log('error', `authenticate failed for user ${username}: ${String(err)}`);
+            done(refusal(SERVER_UNAVAILABLE, 'authentication backend failed'), null);
+          },
+        );
+    },
+
+    authorizePublish(client, packet, callback) {
+      // client is null only for a will persisted by a client that is gone; it was checked at CONNECT.
+      if (client === null) return callback(null);
+      const principal = principals.get(client);
+      if (principal !== undefined && mayPublish(principal, packet.topic)) return callback(null);
+      // MQTT 3.1.1 has no negative PUBACK: the server must either ack as normal and drop, or
+      // close the connection [MQTT-3.3.5-2]. We close: a meter writing outside its own topics
+      // is a bug or a forgery, and a dropped connection (its will fires) is visible where a
+      // silently acked publish is not.
+      log('warn', `closing ${client.id}: publish to ${packet.topic} not allowed [MC-2.1]`);
+      callback(new Error(`publish to ${packet.topic} not allowed`));
+    },
+
+    authorizeSubscribe(client, subscription, callback) {
+      const principal = principals.get(client);
+      if (principal !== undefined && maySubscribe(principal, subscription.topic)) {
+        return callback(null, subscription);
+      }
+      // A null subscription makes aedes grant 0x80 (failure) for this filter only, MQTT 3.1.1
+      // §3.9.3; the other filters of the SUBSCRIBE and the connection are unaffected.
+      log('warn', `${client.id}: subscribe to ${subscription.topic} not allowed [MC-2.2]`);
+      callback(null, null);
+    },
+  };
+
+  return { hooks, principalOf: (client) => principals.get(client) };
+}

@@ -1,0 +1,21 @@
+import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+
+/** What the service knows of one meter, mirrored from its MQTT topics. */
+export interface Twin {
+  deviceId: string;
+  online: boolean;
+  /** Meter time of the last availability change, when the meter said it. */
+  onlineSince: number | null;
+  info: InfoPayload | null;
+  state: StatePayload | null;
+  latest: SamplePayload | null;
+  /** ts of the newest sample handed to storage. */
+  lastSampleTs: number;
+}
+
+/** Outcome of a command sent to a meter: a tagged result, never a thrown error for device trouble. */
+export type CommandOutcome =
+  | { ok: true; data: unknown }
+  | { ok: false; reason: 'offline' }
+  | { ok: false; reason: 'timeout'; afterMs: number }
+  | { ok: false; reason: 'rejected'; code: string; message: string };

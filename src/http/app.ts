@@ -1,0 +1,55 @@
+// The HTTP facade: one fastify instance carrying the v2 API, the simulation control API, the
+// OpenAPI document and Swagger UI, all answering in the spec's envelope.
+
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { simRoutes } from '../sim/routes.ts';
+import type { World } from '../world/world.ts';
+import { registerEnvelope, success } from './envelope.ts';
+
+export interface HttpAppOptions {
+  world: World;
+  adminToken: string;
+  /** Requests per minute per API key; 0 turns the limit off. */
+  rateLimit?: number;
+  logger?: boolean;
+}
+
+export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: 64 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are built from typed objects, so they are serialized as they are: validating every
+  // response against its schema would cost more than the route itself. Tests check the shapes.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  const now = () => opts.world.clock.now();
+  registerEnvelope(app, now);
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'meterstack: Energy Metering Service v2 API and simulation control',
+        version: '2.0.0',
+        description: 'The v2 API under /api/v2 (header X-Service-API-Key) and the simulation control API under /sim/v1 (header X-Admin-Token).',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-API-Key' },
+          adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => success(now(), { status: 'ok' }));
+  await app.register(simRoutes, { prefix: '/sim/v1', world: opts.world, adminToken: opts.adminToken });
+  return app;
+}

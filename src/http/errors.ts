@@ -1,0 +1,52 @@
+// The one list of API errors: code, HTTP status and default detail. Every route throws ApiError with a
+// code from here; the error handler (envelope.ts) turns it into the spec's envelope.
+
+export const ERRORS = {
+  authentication_error: {
+    status: 401,
+    detail: 'Authentication required: send a valid API key in the X-Service-API-Key header (not a Bearer Authorization header).',
+  },
+  admin_authentication_error: { status: 401, detail: 'Send the admin token in the X-Admin-Token header.' },
+  forbidden: { status: 403, detail: 'Not permitted.' },
+  device_not_found: { status: 400, detail: 'Device not found.' },
+  device_not_in_space: { status: 417, detail: 'Device is not associated with any space.' },
+  not_your_space: { status: 400, detail: 'Space does not belong to your account.' },
+  validation_error: { status: 422, detail: 'Request validation failed.' },
+  device_offline: { status: 400, detail: 'Device is offline; check is_online and retry with backoff.' },
+  device_timeout: { status: 400, detail: 'Device did not answer in time; retry with backoff.' },
+  device_rejected: { status: 400, detail: 'Device rejected the operation.' },
+  properties_unreadable: { status: 400, detail: 'Device properties unreadable.' },
+  rate_limit_exceeded: { status: 429, detail: 'Rate limit exceeded.' },
+  not_found: { status: 404, detail: 'Not found.' },
+  method_not_allowed: { status: 405, detail: 'Method not allowed.' },
+  conflict: { status: 409, detail: 'Conflict.' },
+  payload_too_large: { status: 413, detail: 'Request body too large.' },
+  unsupported_media_type: { status: 415, detail: 'Send the body as application/json.' },
+  service_unavailable: { status: 503, detail: 'Service is starting or stopping.' },
+  internal_error: { status: 500, detail: 'Internal error.' },
+} as const satisfies Record<string, { status: number; detail: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ValidationItem {
+  loc: string[];
+  msg: string;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string | ValidationItem[];
+
+  constructor(code: ErrorCode, detail?: string | ValidationItem[]) {
+    const d = detail ?? ERRORS[code].detail;
+    super(typeof d === 'string' ? d : d.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.detail = d;
+  }
+
+  static validation(items: ValidationItem[]): ApiError {
+    return new ApiError('validation_error', items);
+  }
+}

@@ -1,0 +1,108 @@
+// One running meterstack: store, embedded broker, world (twins + virtual meters) and HTTP, started in
+// dependency order and stopped in reverse. The CLI and the tests both start it through here.
+
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { VirtualClock } from '../simulator/clock.ts';
+import { type Broker, startBroker } from './broker/index.ts';
+import { buildHttpApp } from './http/app.ts';
+import { listenWithFallback } from './net/listen.ts';
+import { openStore } from './store/index.ts';
+import type { Store } from './store/types.ts';
+import { seedDemoWorld } from './world/demo.ts';
+import { secretMatches } from './world/secrets.ts';
+import { type Log, World } from './world/world.ts';
+
+export interface ServiceConfig {
+  host: string;
+  httpPort: number;
+  mqttPort: number;
+  /** File path, ':memory:' or a store URL. */
+  db: string;
+  adminToken: string;
+  /** The demo account's API key. */
+  apiKey: string;
+  speed: number;
+  demo: boolean;
+  strictPort: boolean;
+  rateLimit: number;
+  commandTimeoutMs: number;
+  log: Log;
+}
+
+export interface RunningService {
+  httpUrl: string;
+  mqttUrl: string;
+  adminToken: string;
+  apiKey: string;
+  world: World;
+  store: Store;
+  broker: Broker;
+  http: FastifyInstance;
+  service: { username: string; password: string };
+  close(): Promise<void>;
+}
+
+export const SERVICE_USERNAME = 'meterstack-service';
+export const ADMIN_MQTT_USERNAME = 'admin';
+
+export async function startService(config: ServiceConfig): Promise<RunningService> {
+  const store = await openStore(config.db);
+  const offset = Number((await store.getSetting('clock.offset')) ?? 0);
+  const clock = new VirtualClock({ speed: config.speed, start: Date.now() + (Number.isFinite(offset) ? offset : 0) });
+  const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
+
+  const broker = await startBroker({
+    host: config.host,
+    port: config.mqttPort,
+    strictPort: config.strictPort,
+    log: config.log,
+    authenticate: async (username, password) => {
+      if (username === service.username) return password === service.password ? { kind: 'service' } : null;
+      // Whoever holds the admin token may watch and drive the broker, e.g. with mosquitto_sub.
+      if (username === ADMIN_MQTT_USERNAME) return password === config.adminToken ? { kind: 'service' } : null;
+      const hash = await store.mqttSecretHash(username);
+      return hash && secretMatches(password, hash) ? { kind: 'meter', deviceId: username } : null;
+    },
+  });
+
+  const world = await World.open({
+    store,
+    clock,
+    mqttUrl: broker.url,
+    service,
+    commandTimeoutMs: config.commandTimeoutMs,
+    log: config.log,
+  });
+  if (config.demo) await seedDemoWorld(world, config.apiKey);
+
+  const http = await buildHttpApp({ world, adminToken: config.adminToken, rateLimit: config.rateLimit });
+  const port = await listenWithFallback(
+    (p) => http.listen({ host: config.host, port: p }).then(() => (http.server.address() as { port: number }).port),
+    config.httpPort,
+    { strict: config.strictPort, what: 'HTTP', log: config.log },
+  );
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  let closing: Promise<void> | null = null;
+  return {
+    httpUrl: `http://${host}:${port}`,
+    mqttUrl: broker.url,
+    adminToken: config.adminToken,
+    apiKey: config.apiKey,
+    world,
+    store,
+    broker,
+    http,
+    service,
+    close() {
+      closing ??= (async () => {
+        await http.close();
+        await world.close();
+        await broker.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

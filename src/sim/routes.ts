@@ -1,0 +1,145 @@
+// /sim/v1: the simulation control API. Everything here acts on the virtual world (accounts, keys,
+// spaces, virtual meters, the clock), never on what the v2 API is meant to observe.
+
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { reportedState } from '../../simulator/meter/index.ts';
+import { ApiError } from '../http/errors.ts';
+import { success } from '../http/envelope.ts';
+import { toIstIso } from '../time/ist.ts';
+import type { World } from '../world/world.ts';
+import { WorldError } from '../world/world.ts';
+import * as s from './schemas.ts';
+import { deviceInputFrom, meterView, spaceView } from './views.ts';
+
+export interface SimRoutesOptions {
+  world: World;
+  adminToken: string;
+}
+
+function tokenMatches(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function mapWorldError(err: unknown): never {
+  if (err instanceof WorldError) {
+    throw new ApiError(err.kind === 'conflict' ? 'conflict' : err.kind === 'not_found' ? 'not_found' : 'validation_error', err.message);
+  }
+  throw err;
+}
+
+export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): Promise<void> {
+  const { world, adminToken } = opts;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const now = () => world.clock.now();
+  const tags = ['simulation'];
+  const security = [{ adminToken: [] }];
+
+  app.addHook('onRequest', async (request) => {
+    if (!tokenMatches(request.headers['x-admin-token'], adminToken)) throw new ApiError('admin_authentication_error');
+  });
+
+  const meterOr404 = (id: string) => {
+    const meter = world.meter(id);
+    if (!meter) throw new ApiError('not_found', `virtual meter ${id} not found`);
+    return meter;
+  };
+
+  r.post('/accounts', { schema: { tags, security, body: s.accountBody } }, async (req) => {
+    const { account, apiKey } = await world.createAccount(req.body.name);
+    return success(now(), { account_id: account.id, name: account.name, api_key: apiKey }, 'account created');
+  });
+
+  r.post('/accounts/:account_id/keys', { schema: { tags, security, params: s.accountIdParams, body: s.keyBody } }, async (req) => {
+    const expires = req.body?.expires_at ? Date.parse(req.body.expires_at) : null;
+    const key = await world.createApiKey(req.params.account_id, expires).catch(mapWorldError);
+    return success(now(), { api_key: key, expires_at: expires === null ? null : toIstIso(expires) }, 'key created');
+  });
+
+  r.delete('/keys/:api_key', { schema: { tags, security, params: s.apiKeyParams } }, async (req) => {
+    if (!(await world.store.revokeApiKey(req.params.api_key, now()))) throw new ApiError('not_found', 'no such API key');
+    return success(now(), true, 'key revoked');
+  });
+
+  r.post('/spaces', { schema: { tags, security, body: s.spaceBody } }, async (req) => {
+    const b = req.body;
+    const space = await world.createSpace({ ...b, accountId: b.account_id }).catch(mapWorldError);
+    return success(now(), { ...spaceView(space), account_id: space.accountId }, 'space created');
+  });
+
+  r.post('/devices', { schema: { tags, security, body: s.deviceBody } }, async (req, reply) => {
+    const { device, secret, meter } = await world.provisionDevice(deviceInputFrom(req.body)).catch(mapWorldError);
+    reply.code(201);
+    return success(
+      now(),
+      {
+        device_id: device.deviceId,
+        account_id: device.accountId,
+        space_id: device.spaceId,
+        model: device.model,
+        mqtt: { url: world.mqttUrl, username: device.deviceId, password: secret },
+        meter: meterView(meter, now()),
+      },
+      'device created',
+    );
+  });
+
+  r.get('/devices/:device_id', { schema: { tags, security, params: s.deviceIdParams } }, async (req) => {
+    const meter = meterOr404(req.params.device_id);
+    meter.tick(now());
+    return success(now(), meterView(meter, now()));
+  });
+
+  r.post('/devices/:device_id/online', { schema: { tags, security, params: s.deviceIdParams, body: s.onlineBody } }, async (req) => {
+    const meter = meterOr404(req.params.device_id);
+    await meter.setOnline(req.body.online);
+    world.markChanged();
+    return success(now(), { online: meter.online }, req.body.online ? 'meter connected' : 'meter disconnected');
+  });
+
+  r.post('/devices/:device_id/recharge', { schema: { tags, security, params: s.deviceIdParams, body: s.rechargeBody } }, async (req) => {
+    meterOr404(req.params.device_id);
+    const result = await world.recharge(req.params.device_id, req.body.amount, req.body.transaction_id).catch(mapWorldError);
+    return success(now(), result, result.applied ? 'recharge applied' : 'recharge already applied');
+  });
+
+  r.post('/devices/:device_id/load', { schema: { tags, security, params: s.deviceIdParams, body: s.loadBody } }, async (req) => {
+    const meter = meterOr404(req.params.device_id);
+    const b = req.body;
+    meter.setLoad(
+      b.profile === 'household'
+        ? { kind: 'household', seed: meter.state.seed, peakWatts: b.watts }
+        : { kind: 'constant', watts: b.watts, powerFactor: b.power_factor },
+    );
+    return success(now(), { load: meter.state.load }, 'load set');
+  });
+
+  r.post('/devices/:device_id/button', { schema: { tags, security, params: s.deviceIdParams, body: s.buttonBody } }, async (req) => {
+    const meter = meterOr404(req.params.device_id);
+    meter.pressButton(req.body.hold_seconds);
+    return success(now(), { config_mode: meter.state.wifi.configMode }, 'button pressed');
+  });
+
+  r.post('/clock/advance', { schema: { tags, security, body: s.advanceBody } }, async (req) => {
+    const { from, to } = await world.advance(req.body.seconds * 1000);
+    return success(now(), { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()) }, 'clock advanced');
+  });
+
+  r.get('/clock', { schema: { tags, security } }, async () => {
+    return success(now(), { now: toIstIso(now()), now_ms: now(), speed: world.clock.speed });
+  });
+
+  r.get('/devices', { schema: { tags, security } }, async () => {
+    const list = [...world.fleet.meters()].map((m) => ({
+      device_id: m.id,
+      online: m.online,
+      connected: m.connected,
+      ...reportedState(m.state, now()),
+    }));
+    return success(now(), list);
+  });
+}

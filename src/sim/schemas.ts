@@ -1,0 +1,63 @@
+// Request and response schemas of the simulation control API (/sim/v1). Paths and field names are
+// fixed: QA scripts depend on them.
+
+import { z } from 'zod';
+import { DEVICE_ID_PATTERN } from '../../firmware-protocol/mqtt/topics.ts';
+import { MODELS, MODES } from '../../simulator/meter/types.ts';
+
+const udf = z.string().max(255).nullable().optional();
+export const udfFields = { udf1: udf, udf2: udf, udf3: udf, udf4: udf, udf5: udf };
+
+export const accountBody = z.strictObject({ name: z.string().min(1).max(200) });
+export const accountIdParams = z.object({ account_id: z.coerce.number().int().positive() });
+export const keyBody = z
+  .strictObject({ expires_at: z.iso.datetime({ offset: true }).nullable().optional() })
+  .optional();
+export const apiKeyParams = z.object({ api_key: z.string().min(1).max(200) });
+
+export const spaceBody = z.strictObject({
+  account_id: z.number().int().positive(),
+  name: z.string().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  ...udfFields,
+});
+
+const tariff = z.number().int().min(0).max(100_000);
+
+export const deviceBody = z.strictObject({
+  account_id: z.number().int().positive(),
+  space_id: z.number().int().positive().nullable().optional(),
+  device_id: z.string().regex(DEVICE_ID_PATTERN, 'must be 1-64 characters of A-Z a-z 0-9 _ . -').optional(),
+  name: z.string().min(1).max(200).optional(),
+  description: z.string().max(2000).optional(),
+  model: z.enum(MODELS).optional(),
+  mode: z.enum(MODES).optional(),
+  balance: z.number().int().min(-100_000_000).max(100_000_000).optional(),
+  eb_tariff: tariff.optional(),
+  dg_tariff: tariff.optional(),
+  active_tariff: z.union([z.literal(1), z.literal(2)]).optional(),
+  load_watts: z.number().min(0).max(100_000).optional(),
+  load_profile: z.enum(['constant', 'household']).optional(),
+  telemetry_period_s: z.number().int().min(1).max(86_400).optional(),
+  online: z.boolean().optional(),
+  backfill_days: z.number().int().min(0).max(3660).optional(),
+  backfill_period_s: z.number().int().min(60).max(86_400).optional(),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  ...udfFields,
+});
+
+export const deviceIdParams = z.object({ device_id: z.string().min(1).max(64) });
+export const onlineBody = z.strictObject({ online: z.boolean() });
+export const rechargeBody = z.strictObject({
+  amount: z.number().int().positive().max(100_000_000),
+  transaction_id: z.string().min(1).max(64),
+});
+export const loadBody = z.strictObject({
+  watts: z.number().min(0).max(100_000),
+  profile: z.enum(['constant', 'household']).optional(),
+  power_factor: z.number().min(0.1).max(1).optional(),
+});
+export const buttonBody = z.strictObject({ hold_seconds: z.number().min(0).max(600) });
+export const advanceBody = z.strictObject({ seconds: z.number().int().min(0).max(10 * 366 * 86_400) });
+
+export type DeviceBody = z.infer<typeof deviceBody>;

@@ -1,0 +1,144 @@
+// Groups telemetry samples into large transactions. add() resolves only after its rows are committed, so
+// a reading acknowledged to a meter is in the database. A batch is written when maxRows have queued or
+// maxDelayMs after the first queued row, whichever comes first; one batch is in flight at a time.
+
+import type { SampleRow, Store } from './types.ts';
+
+export interface BatchWriterOptions {
+  store: Pick<Store, 'insertSamples'>;
+  /** Write as soon as this many rows are queued. Default 5000. */
+  maxRows?: number;
+  /** Write at most this long after the first row was queued. Default 50 ms. */
+  maxDelayMs?: number;
+  /** Called once per failed batch; the add() promises of its rows reject with the same error. */
+  onError: (error: unknown, rowCount: number) => void;
+}
+
+interface Pending {
+  rows: readonly SampleRow[];
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class BatchWriter {
+  readonly #store: BatchWriterOptions['store'];
+  readonly #maxRows: number;
+  readonly #maxDelayMs: number;
+  readonly #onError: BatchWriterOptions['onError'];
+  #queue: Pending[] = [];
+  #queuedRows = 0;
+  #inFlight: Pending[] = [];
+  #inFlightRows = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #draining: Promise<void> | null = null;
+  #closed = false;
+
+  constructor(options: BatchWriterOptions) {
+    const { store, maxRows = 5000, maxDelayMs = 50, onError } = options ?? {};
+    if (typeof store?.insertSamples !== 'function') throw new TypeError('BatchWriter: store is required');
+    if (!Number.isInteger(maxRows) || maxRows < 1) {
+      throw new TypeError(`BatchWriter: maxRows must be a positive integer, not ${maxRows}`);
+    }
+    if (!Number.isFinite(maxDelayMs) || maxDelayMs < 0) {
+      throw new TypeError(`BatchWriter: maxDelayMs must be a number >= 0, not ${maxDelayMs}`);
+    }
+    if (typeof onError !== 'function') throw new TypeError('BatchWriter: onError is required');
+    this.#store = store;
+    this.#maxRows = maxRows;
+    this.#maxDelayMs = maxDelayMs;
+    this.#onError = onError;
+  }
+
+  /** Rows accepted but not yet committed (queued plus in flight). Callers apply backpressure on this. */
+  get pendingRows(): number {
+    return this.#queuedRows + this.#inFlightRows;
+  }
+
+  /** Resolves when the rows are committed; rejects with the store's error if their batch failed. */
+  add(rows: readonly SampleRow[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('BatchWriter is closed'));
+    if (rows.length === 0) return Promise.resolve();
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // The error also goes to onError, so a caller that does not await add() does not crash the process
+    // with an unhandled rejection; one that awaits still sees it.
+    done.catch(() => {});
+    this.#queue.push({ rows, done, resolve, reject });
+    this.#queuedRows += rows.length;
+    if (this.#queuedRows >= this.#maxRows) this.#kick();
+    else if (this.#timer === null && this.#draining === null) {
+      this.#timer = setTimeout(() => this.#kick(), this.#maxDelayMs);
+    }
+    return done;
+  }
+
+  /** Writes everything accepted so far; rejects with the first error of those batches. */
+  async flush(): Promise<void> {
+    const waiting = [...this.#inFlight, ...this.#queue].map((p) => p.done);
+    this.#kick();
+    const failed = (await Promise.allSettled(waiting)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Refuses new rows and flushes the rest. Does not close the store, which the writer does not own. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.flush();
+  }
+
+  #kick(): void {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    this.#draining ??= this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#takeBatch();
+      const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((p) => p.rows);
+      this.#inFlight = batch;
+      this.#inFlightRows = rows.length;
+      try {
+        await this.#store.insertSamples(rows);
+        for (const p of batch) p.resolve();
+      } catch (error) {
+        for (const p of batch) p.reject(error);
+        this.#report(error, rows.length);
+      } finally {
+        this.#inFlight = [];
+        this.#inFlightRows = 0;
+      }
+    }
+    this.#draining = null;
+  }
+
+  /** Whole add() calls, up to maxRows (at least one call, however large). */
+  #takeBatch(): Pending[] {
+    let n = 0;
+    let rows = 0;
+    while (n < this.#queue.length && (n === 0 || rows + this.#queue[n]!.rows.length <= this.#maxRows)) {
+      rows += this.#queue[n]!.rows.length;
+      n++;
+    }
+    this.#queuedRows -= rows;
+    return this.#queue.splice(0, n);
+  }
+
+  #report(error: unknown, rowCount: number): void {
+    try {
+      this.#onError(error, rowCount);
+    } catch (handlerError) {
+      // A throwing handler is a bug: surface it as an uncaught exception, but keep writing the queue.
+      queueMicrotask(() => {
+        throw handlerError;
+      });
+    }
+  }
+}

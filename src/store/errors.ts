@@ -1,0 +1,14 @@
+// Errors a Store throws that callers are expected to handle. Anything else is a bug or an I/O failure.
+
+/** A write would break a uniqueness rule (a transaction id of another device, a taken device_id, a repeated API key). */
+export class StoreConflictError extends Error {
+  override readonly name = 'StoreConflictError';
+
+  constructor(
+    message: string,
+    /** What collided, e.g. 'transaction_id', 'device_id', 'api_key'. */
+    readonly field: string,
+  ) {
+    super(message);
+  }
+}

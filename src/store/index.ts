@@ -1,0 +1,28 @@
+// Opening a store from a URL-ish string, the form the CLI and config carry.
+
+import { openSqliteStore } from './sqlite/sqlite-store.ts';
+import type { Store } from './types.ts';
+
+export { BatchWriter, type BatchWriterOptions } from './batch-writer.ts';
+export { StoreConflictError } from './errors.ts';
+export { openSqliteStore, SqliteStore } from './sqlite/sqlite-store.ts';
+export type * from './types.ts';
+export { SAMPLE_PROPERTIES } from './types.ts';
+
+/**
+ * `url` is a file path, `:memory:`, or `sqlite:<path>` (`sqlite::memory:` too).
+ * `postgres://` and `postgresql://` are recognised but not yet supported.
+ */
+export async function openStore(url: string): Promise<Store> {
+  if (typeof url !== 'string' || url.trim() === '') {
+    throw new TypeError('openStore: url must be a file path, ":memory:" or "sqlite:<path>"');
+  }
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    throw new Error('openStore: PostgreSQL stores are not yet supported; use a file path or "sqlite:<path>"');
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+  if (scheme) throw new Error(`openStore: unsupported store URL scheme "${scheme[1]}:"`);
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+  if (path === '') throw new TypeError('openStore: "sqlite:" needs a path, e.g. sqlite:data/meterstack.db');
+  return openSqliteStore({ path });
+}

@@ -1,0 +1,77 @@
+// Accounts and their API keys. A key is stored only as its sha256 hex digest; the key itself is never
+// stored or logged. Keys are 32-byte random tokens, so a fast hash is right (no brute force over 2^256).
+
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { StoreConflictError } from '../errors.ts';
+import type { Account } from '../types.ts';
+import { isUniqueViolation } from './sqlite-errors.ts';
+
+interface AccountRow {
+  id: number;
+  name: string;
+  created_at: number;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export class Accounts {
+  readonly #insertAccount: Database.Statement<[string, number], AccountRow>;
+  readonly #getAccount: Database.Statement<[number], AccountRow>;
+  readonly #insertKey: Database.Statement<[string, number, number, number | null]>;
+  readonly #accountForKey: Database.Statement<[string, number], AccountRow>;
+  readonly #revokeKey: Database.Statement<[number, string]>;
+
+  constructor(db: Database.Database) {
+    this.#insertAccount = db.prepare(
+      'INSERT INTO accounts (name, created_at) VALUES (?, ?) RETURNING id, name, created_at',
+    );
+    this.#getAccount = db.prepare('SELECT id, name, created_at FROM accounts WHERE id = ?');
+    this.#insertKey = db.prepare(
+      'INSERT INTO api_keys (key_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
+    );
+    // A key is valid until expires_at (exclusive) and while not revoked.
+    this.#accountForKey = db.prepare(`
+      SELECT a.id, a.name, a.created_at
+      FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      WHERE k.key_hash = ? AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)`);
+    this.#revokeKey = db.prepare(
+      'UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL',
+    );
+  }
+
+  create(name: string, now: number): Account {
+    return toAccount(this.#insertAccount.get(name, now)!);
+  }
+
+  get(id: number): Account | null {
+    const row = this.#getAccount.get(id);
+    return row ? toAccount(row) : null;
+  }
+
+  addKey(accountId: number, key: string, expiresAt: number | null, now: number): void {
+    try {
+      this.#insertKey.run(hashApiKey(key), accountId, now, expiresAt);
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new StoreConflictError('this API key is already registered', 'api_key');
+      throw err;
+    }
+  }
+
+  accountForKey(key: string, now: number): Account | null {
+    const row = this.#accountForKey.get(hashApiKey(key), now);
+    return row ? toAccount(row) : null;
+  }
+
+  /** True if the key existed and was not already revoked. */
+  revokeKey(key: string, now: number): boolean {
+    return this.#revokeKey.run(now, hashApiKey(key)).changes > 0;
+  }
+}
+
+function toAccount(row: AccountRow): Account {
+  return { id: row.id, name: row.name, createdAt: row.created_at };
+}

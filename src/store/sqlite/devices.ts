@@ -1,0 +1,214 @@
+// Spaces and devices: metadata only. A device's space must belong to the device's account (enforced by the
+// schema's (space_id, account_id) foreign key).
+
+import type Database from 'better-sqlite3';
+import { StoreConflictError } from '../errors.ts';
+import type { DevicePatch, DeviceRecord, NewDevice, Space, SpacePatch } from '../types.ts';
+import { isUniqueViolation } from './sqlite-errors.ts';
+
+type Udf = string | null;
+
+interface SpaceRow {
+  id: number;
+  account_id: number;
+  name: string;
+  description: string;
+  udf1: Udf;
+  udf2: Udf;
+  udf3: Udf;
+  udf4: Udf;
+  udf5: Udf;
+}
+
+interface DeviceRow {
+  pk: number;
+  device_id: string;
+  account_id: number;
+  space_id: number | null;
+  name: string;
+  description: string;
+  model: DeviceRecord['model'];
+  kind: DeviceRecord['kind'];
+  public_access: number;
+  public_hash: string | null;
+  is_shared: number;
+  udf1: Udf;
+  udf2: Udf;
+  udf3: Udf;
+  udf4: Udf;
+  udf5: Udf;
+  created_at: number;
+}
+
+/** (set name?, name, set description?, description, set udf1?, udf1, key) — an absent field is left as is. */
+type PatchParams = [number, string | null, number, string | null, number, Udf, number | string];
+
+const SPACE_COLUMNS = 'id, account_id, name, description, udf1, udf2, udf3, udf4, udf5';
+const DEVICE_COLUMNS = `pk, device_id, account_id, space_id, name, description, model, kind, public_access,
+  public_hash, is_shared, udf1, udf2, udf3, udf4, udf5, created_at`;
+const PATCH_SET = `
+  name = CASE WHEN ? = 1 THEN ? ELSE name END,
+  description = CASE WHEN ? = 1 THEN ? ELSE description END,
+  udf1 = CASE WHEN ? = 1 THEN ? ELSE udf1 END`;
+
+export class Spaces {
+  readonly #insert: Database.Statement<[number, string, string, Udf, Udf, Udf, Udf, Udf], SpaceRow>;
+  readonly #get: Database.Statement<[number], SpaceRow>;
+  readonly #list: Database.Statement<[number], SpaceRow>;
+  readonly #update: Database.Statement<PatchParams, SpaceRow>;
+
+  constructor(db: Database.Database) {
+    this.#insert = db.prepare(`
+      INSERT INTO spaces (account_id, name, description, udf1, udf2, udf3, udf4, udf5)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${SPACE_COLUMNS}`);
+    this.#get = db.prepare(`SELECT ${SPACE_COLUMNS} FROM spaces WHERE id = ?`);
+    this.#list = db.prepare(`SELECT ${SPACE_COLUMNS} FROM spaces WHERE account_id = ? ORDER BY id`);
+    this.#update = db.prepare(`UPDATE spaces SET ${PATCH_SET} WHERE id = ? RETURNING ${SPACE_COLUMNS}`);
+  }
+
+  create(s: Omit<Space, 'id'>): Space {
+    return toSpace(
+      this.#insert.get(s.accountId, s.name, s.description, s.udf1, s.udf2, s.udf3, s.udf4, s.udf5)!,
+    );
+  }
+
+  get(id: number): Space | null {
+    const row = this.#get.get(id);
+    return row ? toSpace(row) : null;
+  }
+
+  list(accountId: number): Space[] {
+    return this.#list.all(accountId).map(toSpace);
+  }
+
+  update(id: number, patch: SpacePatch): Space | null {
+    const row = this.#update.get(...patchParams(patch, id));
+    return row ? toSpace(row) : null;
+  }
+}
+
+export class Devices {
+  readonly #insert: Database.Statement<unknown[], DeviceRow>;
+  readonly #get: Database.Statement<[string], DeviceRow>;
+  readonly #getByPk: Database.Statement<[number], DeviceRow>;
+  readonly #list: Database.Statement<[number | null, number | null], DeviceRow>;
+  readonly #update: Database.Statement<PatchParams, DeviceRow>;
+  readonly #secretHash: Database.Statement<[string], { mqtt_secret_hash: string }>;
+
+  constructor(db: Database.Database) {
+    this.#insert = db.prepare(`
+      INSERT INTO devices (device_id, account_id, space_id, name, description, model, kind, mqtt_secret_hash,
+        udf1, udf2, udf3, udf4, udf5, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${DEVICE_COLUMNS}`);
+    this.#get = db.prepare(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = ?`);
+    this.#getByPk = db.prepare(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE pk = ?`);
+    // A NULL filter matches everything; the two indexes serve the common single-filter lookups.
+    this.#list = db.prepare(`
+      SELECT ${DEVICE_COLUMNS} FROM devices
+      WHERE (?1 IS NULL OR account_id = ?1) AND (?2 IS NULL OR space_id = ?2)
+      ORDER BY pk`);
+    this.#update = db.prepare(
+      `UPDATE devices SET ${PATCH_SET} WHERE device_id = ? RETURNING ${DEVICE_COLUMNS}`,
+    );
+    this.#secretHash = db.prepare('SELECT mqtt_secret_hash FROM devices WHERE device_id = ?');
+  }
+
+  create(d: NewDevice, now: number): DeviceRecord {
+    try {
+      return toDevice(
+        this.#insert.get(
+          d.deviceId,
+          d.accountId,
+          d.spaceId,
+          d.name,
+          d.description,
+          d.model,
+          d.kind,
+          d.mqttSecretHash,
+          d.udf1,
+          d.udf2,
+          d.udf3,
+          d.udf4,
+          d.udf5,
+          now,
+        )!,
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new StoreConflictError(`device_id ${JSON.stringify(d.deviceId)} is already taken`, 'device_id');
+      }
+      throw err;
+    }
+  }
+
+  get(deviceId: string): DeviceRecord | null {
+    const row = this.#get.get(deviceId);
+    return row ? toDevice(row) : null;
+  }
+
+  getByPk(pk: number): DeviceRecord | null {
+    const row = this.#getByPk.get(pk);
+    return row ? toDevice(row) : null;
+  }
+
+  list(filter: { accountId?: number; spaceId?: number } = {}): DeviceRecord[] {
+    return this.#list.all(filter.accountId ?? null, filter.spaceId ?? null).map(toDevice);
+  }
+
+  update(deviceId: string, patch: DevicePatch): DeviceRecord | null {
+    const row = this.#update.get(...patchParams(patch, deviceId));
+    return row ? toDevice(row) : null;
+  }
+
+  mqttSecretHash(deviceId: string): string | null {
+    return this.#secretHash.get(deviceId)?.mqtt_secret_hash ?? null;
+  }
+}
+
+function patchParams(patch: SpacePatch, key: number | string): PatchParams {
+  return [
+    patch.name === undefined ? 0 : 1,
+    patch.name ?? null,
+    patch.description === undefined ? 0 : 1,
+    patch.description ?? null,
+    patch.udf1 === undefined ? 0 : 1,
+    patch.udf1 ?? null,
+    key,
+  ];
+}
+
+function toSpace(r: SpaceRow): Space {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    description: r.description,
+    udf1: r.udf1,
+    udf2: r.udf2,
+    udf3: r.udf3,
+    udf4: r.udf4,
+    udf5: r.udf5,
+  };
+}
+
+function toDevice(r: DeviceRow): DeviceRecord {
+  return {
+    pk: r.pk,
+    deviceId: r.device_id,
+    accountId: r.account_id,
+    spaceId: r.space_id,
+    name: r.name,
+    description: r.description,
+    model: r.model,
+    kind: r.kind,
+    publicAccess: r.public_access === 1,
+    publicHash: r.public_hash,
+    isShared: r.is_shared === 1,
+    createdAt: r.created_at,
+    udf1: r.udf1,
+    udf2: r.udf2,
+    udf3: r.udf3,
+    udf4: r.udf4,
+    udf5: r.udf5,
+  };
+}

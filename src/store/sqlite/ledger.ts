@@ -1,0 +1,85 @@
+// The append-only money ledger (amounts in integer paise). Triggers in the schema refuse UPDATE and DELETE.
+// A transaction id is unique across the store, which makes a recharge idempotent: a repeat for the same
+// device returns the first entry; the same id for another device is a conflict.
+
+import type Database from 'better-sqlite3';
+import { StoreConflictError } from '../errors.ts';
+import type { LedgerEntry } from '../types.ts';
+
+interface LedgerRow {
+  seq: number;
+  device_pk: number;
+  kind: LedgerEntry['kind'];
+  amount: number;
+  transaction_id: string | null;
+  created_at: number;
+}
+
+const COLUMNS = 'seq, device_pk, kind, amount, transaction_id, created_at';
+
+export interface AppendResult {
+  entry: LedgerEntry;
+  duplicate: boolean;
+}
+
+export class Ledger {
+  readonly #insert: Database.Statement<[number, string, number, string | null, number], LedgerRow>;
+  readonly #byTransaction: Database.Statement<[string], LedgerRow>;
+  readonly #since: Database.Statement<[number, number], LedgerRow>;
+  readonly #append: Database.Transaction<(entry: Omit<LedgerEntry, 'seq'>) => AppendResult>;
+
+  constructor(db: Database.Database) {
+    this.#insert = db.prepare(`
+      INSERT INTO ledger (device_pk, kind, amount, transaction_id, created_at) VALUES (?, ?, ?, ?, ?)
+      RETURNING ${COLUMNS}`);
+    this.#byTransaction = db.prepare(`SELECT ${COLUMNS} FROM ledger WHERE transaction_id = ?`);
+    this.#since = db.prepare(`SELECT ${COLUMNS} FROM ledger WHERE device_pk = ? AND seq > ? ORDER BY seq`);
+    this.#append = db.transaction((entry) => {
+      if (entry.transactionId !== null) {
+        const first = this.#byTransaction.get(entry.transactionId);
+        if (first !== undefined) {
+          if (first.device_pk !== entry.devicePk) {
+            throw new StoreConflictError(
+              `transaction id ${JSON.stringify(entry.transactionId)} belongs to another device`,
+              'transaction_id',
+            );
+          }
+          return { entry: toEntry(first), duplicate: true };
+        }
+      }
+      const row = this.#insert.get(
+        entry.devicePk,
+        entry.kind,
+        entry.amount,
+        entry.transactionId,
+        entry.createdAt,
+      )!;
+      return { entry: toEntry(row), duplicate: false };
+    });
+  }
+
+  append(entry: Omit<LedgerEntry, 'seq'>): AppendResult {
+    if (!Number.isSafeInteger(entry.amount)) {
+      throw new TypeError(`ledger amount must be an integer number of paise, not ${entry.amount}`);
+    }
+    // IMMEDIATE: take the write lock before the lookup, so another process cannot insert the same
+    // transaction id between our check and our insert.
+    return this.#append.immediate({ ...entry, transactionId: entry.transactionId ?? null });
+  }
+
+  /** Entries of one device with seq > afterSeq, in order. */
+  since(devicePk: number, afterSeq: number): LedgerEntry[] {
+    return this.#since.all(devicePk, afterSeq).map(toEntry);
+  }
+}
+
+function toEntry(r: LedgerRow): LedgerEntry {
+  return {
+    seq: r.seq,
+    devicePk: r.device_pk,
+    kind: r.kind,
+    amount: r.amount,
+    transactionId: r.transaction_id,
+    createdAt: r.created_at,
+  };
+}

@@ -1,0 +1,187 @@
+// The SQLite Store: opens the file, sets the pragmas, applies migrations, and hands each method to the
+// small class that owns its tables. better-sqlite3 is synchronous; the methods are async only to match
+// the Store interface, which a networked PostgreSQL store will also implement.
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  Account,
+  BucketMinutes,
+  DevicePatch,
+  DeviceRecord,
+  HistoryPoint,
+  LedgerEntry,
+  MeterSnapshot,
+  NewDevice,
+  SampleProperty,
+  SampleRow,
+  Space,
+  SpacePatch,
+  Store,
+} from '../types.ts';
+import { Accounts } from './accounts.ts';
+import { Devices, Spaces } from './devices.ts';
+import { History } from './history.ts';
+import { Ledger } from './ledger.ts';
+import { migrate } from './migrations.ts';
+import { Samples } from './samples.ts';
+import { Settings, Snapshots } from './snapshots.ts';
+
+export interface SqliteStoreOptions {
+  /** A file path (parent directories are created) or ':memory:'. */
+  path: string;
+  /** How long a writer waits for another connection's lock before SQLITE_BUSY. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** Clock for schema_migrations.applied_at. */
+  now?: () => number;
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  if (typeof options?.path !== 'string' || options.path === '') {
+    throw new TypeError('openSqliteStore: path must be a file path or ":memory:"');
+  }
+  const { path, busyTimeoutMs = 5000, now = Date.now } = options;
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    configure(db, busyTimeoutMs);
+    migrate(db, undefined, now);
+    return new SqliteStore(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function configure(db: Database.Database, busyTimeoutMs: number): void {
+  db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  // WAL: readers never block the writer and a commit appends to the log instead of rewriting pages.
+  db.pragma('journal_mode = WAL');
+  // Durability trade-off: with WAL and synchronous=NORMAL a commit is not fsynced; the WAL is fsynced at
+  // each checkpoint. A committed transaction survives a crash of this process (it is in the OS page cache),
+  // and the database is never corrupted, but an OS crash or power loss can roll back the last
+  // transactions committed since the previous checkpoint. synchronous=FULL would close that window at the
+  // cost of an fsync per commit.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  // 64 MiB page cache (negative = KiB): a year of 15-minute rollups for a few meters stays in memory.
+  db.pragma('cache_size = -65536');
+}
+
+export class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #accounts: Accounts;
+  readonly #spaces: Spaces;
+  readonly #devices: Devices;
+  readonly #samples: Samples;
+  readonly #history: History;
+  readonly #ledger: Ledger;
+  readonly #snapshots: Snapshots;
+  readonly #settings: Settings;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#accounts = new Accounts(db);
+    this.#spaces = new Spaces(db);
+    this.#devices = new Devices(db);
+    this.#samples = new Samples(db);
+    this.#history = new History(db);
+    this.#ledger = new Ledger(db);
+    this.#snapshots = new Snapshots(db);
+    this.#settings = new Settings(db);
+  }
+
+  /** Idempotent. Checkpoints the WAL into the main file. */
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+
+  async createAccount(name: string, now: number): Promise<Account> {
+    return this.#accounts.create(name, now);
+  }
+  async getAccount(id: number): Promise<Account | null> {
+    return this.#accounts.get(id);
+  }
+  async addApiKey(accountId: number, key: string, expiresAt: number | null, now: number): Promise<void> {
+    this.#accounts.addKey(accountId, key, expiresAt, now);
+  }
+  async accountForApiKey(key: string, now: number): Promise<Account | null> {
+    return this.#accounts.accountForKey(key, now);
+  }
+  async revokeApiKey(key: string, now: number): Promise<boolean> {
+    return this.#accounts.revokeKey(key, now);
+  }
+
+  async createSpace(space: Omit<Space, 'id'>): Promise<Space> {
+    return this.#spaces.create(space);
+  }
+  async getSpace(id: number): Promise<Space | null> {
+    return this.#spaces.get(id);
+  }
+  async listSpaces(accountId: number): Promise<Space[]> {
+    return this.#spaces.list(accountId);
+  }
+  async updateSpace(id: number, patch: SpacePatch): Promise<Space | null> {
+    return this.#spaces.update(id, patch);
+  }
+
+  async createDevice(device: NewDevice, now: number): Promise<DeviceRecord> {
+    return this.#devices.create(device, now);
+  }
+  async getDevice(deviceId: string): Promise<DeviceRecord | null> {
+    return this.#devices.get(deviceId);
+  }
+  async getDeviceByPk(pk: number): Promise<DeviceRecord | null> {
+    return this.#devices.getByPk(pk);
+  }
+  async listDevices(filter?: { accountId?: number; spaceId?: number }): Promise<DeviceRecord[]> {
+    return this.#devices.list(filter);
+  }
+  async updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null> {
+    return this.#devices.update(deviceId, patch);
+  }
+  async mqttSecretHash(deviceId: string): Promise<string | null> {
+    return this.#devices.mqttSecretHash(deviceId);
+  }
+
+  async insertSamples(rows: readonly SampleRow[]): Promise<number> {
+    return this.#samples.insert(rows);
+  }
+  async latestSample(devicePk: number): Promise<SampleRow | null> {
+    return this.#samples.latest(devicePk);
+  }
+  async countSamples(devicePk: number): Promise<number> {
+    return this.#samples.count(devicePk);
+  }
+  async history(
+    devicePk: number,
+    property: SampleProperty,
+    fromTs: number,
+    toTs: number,
+    bucket: BucketMinutes,
+  ): Promise<HistoryPoint[]> {
+    return this.#history.query(devicePk, property, fromTs, toTs, bucket);
+  }
+
+  async appendLedger(entry: Omit<LedgerEntry, 'seq'>): Promise<{ entry: LedgerEntry; duplicate: boolean }> {
+    return this.#ledger.append(entry);
+  }
+  async ledgerSince(devicePk: number, afterSeq: number): Promise<LedgerEntry[]> {
+    return this.#ledger.since(devicePk, afterSeq);
+  }
+
+  async saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void> {
+    this.#snapshots.save(snapshots);
+  }
+  async loadMeterSnapshots(): Promise<MeterSnapshot[]> {
+    return this.#snapshots.load();
+  }
+
+  async getSetting(key: string): Promise<string | null> {
+    return this.#settings.get(key);
+  }
+  async setSetting(key: string, value: string): Promise<void> {
+    this.#settings.set(key, value);
+  }
+}

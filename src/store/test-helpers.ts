@@ -1,0 +1,87 @@
+// Test helpers: a fresh temp directory per test, real SQLite files in it, and a seeded account + device.
+// Imported only by *.test.ts files.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { openSqliteStore, type SqliteStore } from './sqlite/sqlite-store.ts';
+import type { DeviceRecord, NewDevice, SampleRow } from './types.ts';
+
+export interface TempStores {
+  /** The test's temp directory (fresh per test, removed after it). */
+  dir(): string;
+  /** Opens (or reopens) a store file in the temp directory; closed after the test. */
+  open(name?: string): SqliteStore;
+}
+
+export function useTempStores(): TempStores {
+  let dir: string | null = null;
+  const opened: SqliteStore[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'meterstack-store-'));
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
+    dir = null;
+  });
+  const tempDir = () => {
+    if (dir === null) throw new Error('useTempStores: only inside a test');
+    return dir;
+  };
+  return {
+    dir: tempDir,
+    open(name = 'store.db') {
+      const store = openSqliteStore({ path: join(tempDir(), name) });
+      opened.push(store);
+      return store;
+    },
+  };
+}
+
+export const T0 = Date.UTC(2025, 0, 1); // 2025-01-01T00:00Z = 05:30 IST
+
+export function newDevice(accountId: number, overrides: Partial<NewDevice> = {}): NewDevice {
+  return {
+    deviceId: 'MTR-0001',
+    accountId,
+    spaceId: null,
+    name: 'Meter 1',
+    description: '',
+    model: 'basic',
+    kind: 'virtual',
+    mqttSecretHash: 'secret-hash',
+    udf1: null,
+    udf2: null,
+    udf3: null,
+    udf4: null,
+    udf5: null,
+    ...overrides,
+  };
+}
+
+/** An account with one device. */
+export async function seedDevice(
+  store: SqliteStore,
+  overrides: Partial<NewDevice> = {},
+): Promise<DeviceRecord> {
+  const account = await store.createAccount('acme', T0);
+  return store.createDevice(newDevice(account.id, overrides), T0);
+}
+
+/** A basic-meter sample (energy, active_power, voltage) whose values encode its ts, for easy assertions. */
+export function sample(devicePk: number, ts: number, energy = ts / 1000): SampleRow {
+  return {
+    devicePk,
+    ts,
+    energy,
+    active_power: 100,
+    voltage: 230,
+    current: null,
+    power_factor: null,
+    apparent_power: null,
+    reactive_power: null,
+    balance: 5000,
+  };
+}

@@ -1,0 +1,36 @@
+// Asia/Kolkata time. India has used UTC+05:30 all year since 1945 (no DST), so a fixed offset is exact
+// and far cheaper on hot paths than a zone database lookup.
+
+export const IST_OFFSET_MS = 19_800_000;
+export const DAY_MS = 86_400_000;
+
+/** ISO 8601 with milliseconds in +05:30, e.g. 2026-11-22T18:29:00.123+05:30. */
+export function toIstIso(ms: number): string {
+  return `${new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 23)}+05:30`;
+}
+
+/** ISO 8601 to the second in +05:30, e.g. 2026-11-22T23:59:59+05:30. */
+export function toIstIsoSeconds(ms: number): string {
+  return `${new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 19)}+05:30`;
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * Start of an Asia/Kolkata calendar day, from a strict zero-padded YYYY-MM-DD.
+ * Returns null for anything else, including dates that do not exist (2026-02-30).
+ */
+export function istDayStart(date: string): number | null {
+  const m = DATE_RE.exec(date);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const utc = Date.UTC(y, mo - 1, d);
+  const back = new Date(utc);
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return null;
+  return utc - IST_OFFSET_MS;
+}
+
+/** The Asia/Kolkata calendar date (YYYY-MM-DD) of an instant. */
+export function istDate(ms: number): string {
+  return new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 10);
+}

@@ -1,0 +1,312 @@
+// The world: accounts, spaces, devices and the virtual meters behind them, on one store, one clock
+// and one MQTT broker URL. HTTP routes and the CLI call this; it owns no HTTP or CLI concerns.
+
+import type { VirtualClock } from '../../simulator/clock.ts';
+import { Fleet } from '../../simulator/fleet.ts';
+import type { LoadProfile, MeterModel, MeterState, Mode, TariffSlot } from '../../simulator/meter/types.ts';
+import { VirtualMeter } from '../../simulator/virtual-meter.ts';
+import { TwinRegistry } from '../devices/twins.ts';
+import { BatchWriter } from '../store/batch-writer.ts';
+import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
+import { restoreMeter, type SnapshotBody, snapshotOf } from './meter-snapshot.ts';
+import { newMeterState } from './new-meter.ts';
+import { hashSecret, newToken } from './secrets.ts';
+
+export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
+
+export interface WorldOptions {
+  store: Store;
+  clock: VirtualClock;
+  mqttUrl: string;
+  service: { username: string; password: string };
+  commandTimeoutMs?: number;
+  snapshotIntervalMs?: number;
+  fleetTickMs?: number;
+  log?: Log;
+}
+
+export interface NewDeviceInput extends Partial<Udfs> {
+  accountId: number;
+  spaceId: number | null;
+  deviceId?: string;
+  name?: string;
+  description?: string;
+  model?: MeterModel;
+  mode?: Mode;
+  balance?: number;
+  ebTariff?: number;
+  dgTariff?: number;
+  activeTariff?: TariffSlot;
+  load?: LoadProfile;
+  telemetryPeriodS?: number;
+  online?: boolean;
+  /** Days of past readings to give the meter before it starts. */
+  backfillDays?: number;
+  /** Telemetry period of the backfilled history (default: the live period). */
+  backfillPeriodS?: number;
+  seed?: number;
+}
+
+export class WorldError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'conflict' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class World {
+  readonly store: Store;
+  readonly clock: VirtualClock;
+  readonly twins: TwinRegistry;
+  readonly fleet: Fleet;
+  readonly mqttUrl: string;
+  readonly #writer: BatchWriter;
+  readonly #opts: WorldOptions;
+  readonly #pks = new Map<string, number>();
+  /** Per virtual meter: its MQTT secret and the highest ledger seq its state includes. */
+  readonly #meta = new Map<string, { secret: string; ledgerSeq: number; pk: number }>();
+  #saveSoon: NodeJS.Timeout | null = null;
+  #snapshotTimer: NodeJS.Timeout | null = null;
+  #saving: Promise<void> = Promise.resolve();
+
+  private constructor(opts: WorldOptions) {
+    this.#opts = opts;
+    this.store = opts.store;
+    this.clock = opts.clock;
+    this.mqttUrl = opts.mqttUrl;
+    this.#writer = new BatchWriter({ store: opts.store, onError: (e) => opts.log?.('error', `store: ${e.message}`) });
+    this.twins = new TwinRegistry({
+      mqttUrl: opts.mqttUrl,
+      username: opts.service.username,
+      password: opts.service.password,
+      devicePk: (id) => this.#pks.get(id),
+      ingest: (rows) => this.#writer.add(rows),
+      commandTimeoutMs: opts.commandTimeoutMs,
+      log: opts.log,
+    });
+    this.fleet = new Fleet({ clock: opts.clock, tickMs: opts.fleetTickMs });
+  }
+
+  /** Connects the twins, brings back every virtual meter as it was, and starts the fleet. */
+  static async open(opts: WorldOptions): Promise<World> {
+    const world = new World(opts);
+    await world.twins.start();
+    await world.#restore();
+    world.fleet.start();
+    world.#snapshotTimer = setInterval(() => void world.saveSnapshots(), opts.snapshotIntervalMs ?? 2000);
+    world.#snapshotTimer.unref();
+    return world;
+  }
+
+  get log(): Log {
+    return this.#opts.log ?? (() => {});
+  }
+
+  async createAccount(name: string, apiKey?: string): Promise<{ account: Account; apiKey: string }> {
+    const now = this.clock.now();
+    const account = await this.store.createAccount(name, now);
+    const key = apiKey ?? newToken('msk');
+    await this.store.addApiKey(account.id, key, null, now);
+    return { account, apiKey: key };
+  }
+
+  async createApiKey(accountId: number, expiresAt: number | null, apiKey?: string): Promise<string> {
+    if (!(await this.store.getAccount(accountId))) throw new WorldError('not_found', `account ${accountId} not found`);
+    const key = apiKey ?? newToken('msk');
+    await this.store.addApiKey(accountId, key, expiresAt, this.clock.now());
+    return key;
+  }
+
+  async createSpace(input: { accountId: number; name: string; description?: string } & Partial<Udfs>): Promise<Space> {
+    if (!(await this.store.getAccount(input.accountId))) throw new WorldError('not_found', `account ${input.accountId} not found`);
+    return this.store.createSpace({
+      accountId: input.accountId,
+      name: input.name,
+      description: input.description ?? '',
+      udf1: input.udf1 ?? null,
+      udf2: input.udf2 ?? null,
+      udf3: input.udf3 ?? null,
+      udf4: input.udf4 ?? null,
+      udf5: input.udf5 ?? null,
+    });
+  }
+
+  /** Provisions a device and starts its virtual meter on the broker with its own credentials. */
+  async provisionDevice(input: NewDeviceInput): Promise<{ device: DeviceRecord; secret: string; meter: VirtualMeter }> {
+    if (!(await this.store.getAccount(input.accountId))) throw new WorldError('not_found', `account ${input.accountId} not found`);
+    if (input.spaceId !== null) {
+      const space = await this.store.getSpace(input.spaceId);
+      if (!space || space.accountId !== input.accountId) {
+        throw new WorldError('not_found', `space ${input.spaceId} not found in account ${input.accountId}`);
+      }
+    }
+    const deviceId = input.deviceId ?? (await this.#freshDeviceId());
+    if (await this.store.getDevice(deviceId)) throw new WorldError('conflict', `device ${deviceId} already exists`);
+    const secret = newToken('mqs');
+    const now = this.clock.now();
+    const device = await this.store.createDevice(
+      {
+        deviceId,
+        accountId: input.accountId,
+        spaceId: input.spaceId,
+        name: input.name ?? deviceId,
+        description: input.description ?? '',
+        model: input.model ?? 'basic',
+        kind: 'virtual',
+        mqttSecretHash: hashSecret(secret),
+        udf1: input.udf1 ?? null,
+        udf2: input.udf2 ?? null,
+        udf3: input.udf3 ?? null,
+        udf4: input.udf4 ?? null,
+        udf5: input.udf5 ?? null,
+      },
+      now,
+    );
+    this.#pks.set(deviceId, device.pk);
+    const { state, samples } = newMeterState(input, deviceId, device.pk, now);
+    if (samples.length > 0) await this.store.insertSamples(samples);
+    const opening = await this.store.appendLedger({
+      devicePk: device.pk,
+      kind: 'opening',
+      amount: input.balance ?? 0,
+      transactionId: null,
+      createdAt: now,
+    });
+    const meter = await this.#startMeter(state, secret, opening.entry.seq, device.pk, input.online ?? true);
+    await this.saveSnapshots();
+    return { device, secret, meter };
+  }
+
+  meter(deviceId: string): VirtualMeter | undefined {
+    return this.fleet.get(deviceId);
+  }
+
+  /** Credits a virtual meter, exactly once per transaction id, durable before it returns. */
+  async recharge(deviceId: string, amount: number, transactionId: string): Promise<{ balance: number; applied: boolean }> {
+    const meter = this.fleet.get(deviceId);
+    const meta = this.#meta.get(deviceId);
+    if (!meter || !meta) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+    let result: Awaited<ReturnType<Store['appendLedger']>>;
+    try {
+      result = await this.store.appendLedger({
+        devicePk: meta.pk,
+        kind: 'recharge',
+        amount,
+        transactionId,
+        createdAt: this.clock.now(),
+      });
+    } catch (err) {
+      throw new WorldError('conflict', (err as Error).message);
+    }
+    if (result.duplicate && result.entry.amount !== amount) {
+      throw new WorldError('conflict', `transaction ${transactionId} was already used for ${result.entry.amount} paise`);
+    }
+    meter.command(`recharge:${transactionId}`, { op: 'recharge', amount: result.entry.amount, transactionId });
+    meta.ledgerSeq = Math.max(meta.ledgerSeq, result.entry.seq);
+    await this.saveSnapshots();
+    return { balance: balanceOf(meter.state), applied: !result.duplicate };
+  }
+
+  /** Jumps the clock; every meter lives through it and its telemetry is durable before this resolves. */
+  async advance(ms: number): Promise<{ from: number; to: number }> {
+    const jump = await this.clock.advance(ms);
+    await this.settle();
+    return jump;
+  }
+
+  /** Waits until every sample the online virtual meters produced so far is stored. */
+  async settle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    await this.fleet.drained();
+    for (const meter of this.fleet.meters()) {
+      if (!meter.connected) continue;
+      while ((this.twins.get(meter.id)?.lastSampleTs ?? 0) < meter.lastSampleTs && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    }
+    await this.twins.settled();
+    await this.#writer.flush();
+  }
+
+  /** A meter changed discretely (command, load, button): persist it soon, batched with others. */
+  markChanged(): void {
+    if (this.#saveSoon) return;
+    this.#saveSoon = setTimeout(() => {
+      this.#saveSoon = null;
+      void this.saveSnapshots();
+    }, 20);
+  }
+
+  /** Persists every virtual meter's state and the clock offset. Saves are serialized. */
+  saveSnapshots(): Promise<void> {
+    this.#saving = this.#saving.then(async () => {
+      const now = this.clock.now();
+      const snapshots = [];
+      for (const id of this.#meta.keys()) {
+        const meter = this.fleet.get(id);
+        const meta = this.#meta.get(id);
+        if (meter && meta) snapshots.push(snapshotOf(meter, meta, now));
+      }
+      if (snapshots.length > 0) await this.store.saveMeterSnapshots(snapshots);
+      await this.store.setSetting('clock.offset', String(this.clock.offset()));
+    });
+    return this.#saving;
+  }
+
+  async close(): Promise<void> {
+    if (this.#snapshotTimer) clearInterval(this.#snapshotTimer);
+    if (this.#saveSoon) clearTimeout(this.#saveSoon);
+    await this.fleet.stop();
+    await this.settle(5_000).catch(() => undefined);
+    await this.saveSnapshots();
+    await this.twins.stop();
+    await this.#writer.close();
+  }
+
+  async #restore(): Promise<void> {
+    const devices = await this.store.listDevices();
+    for (const d of devices) this.#pks.set(d.deviceId, d.pk);
+    const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
+    const now = this.clock.now();
+    for (const device of devices) {
+      if (device.kind !== 'virtual') continue;
+      const snap = snapshots.get(device.pk);
+      if (!snap) {
+        this.log('warn', `virtual meter ${device.deviceId} has no snapshot; it was never fully provisioned, skipping`);
+        continue;
+      }
+      const restored = await restoreMeter(this.store, device, snap, now);
+      await this.#startMeter(restored.state, restored.body.secret, restored.ledgerSeq, device.pk, restored.body.online);
+    }
+  }
+
+  async #startMeter(state: MeterState, secret: string, ledgerSeq: number, pk: number, online: boolean): Promise<VirtualMeter> {
+    const meter = new VirtualMeter({
+      state,
+      now: () => this.clock.now(),
+      mqttUrl: this.mqttUrl,
+      password: secret,
+      online,
+      log: this.#opts.log,
+      onChanged: () => this.markChanged(),
+    });
+    this.#meta.set(state.deviceId, { secret, ledgerSeq, pk });
+    await this.fleet.add(meter);
+    return meter;
+  }
+
+  async #freshDeviceId(): Promise<string> {
+    for (;;) {
+      const id = `MTR${Math.floor(Math.random() * 1e8).toString().padStart(8, '0')}`;
+      if (!(await this.store.getDevice(id))) return id;
+    }
+  }
+}
+
+export function balanceOf(state: MeterState): number {
+  return Number(state.balance / 3_600_000_000_000n) - (state.balance % 3_600_000_000_000n < 0n ? 1 : 0);
+}
+
+export type { SnapshotBody };
