@@ -2,7 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'firmware-protocol/**/*.test.ts', 'simulator/**/*.test.ts', 'src/**/*.test.ts'],
+    include: [
+      'test/**/*.test.ts',
+      'firmware-protocol/**/*.test.ts',
+      'simulator/**/*.test.ts',
+      'src/**/*.test.ts',
+    ],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -24,7 +24,8 @@ export class VirtualClock {
   constructor(opts: ClockOptions = {}) {
     this.#wall = opts.wall ?? Date.now;
     const speed = opts.speed ?? 1;
-    if (!Number.isFinite(speed) || speed < 0) throw new TypeError(`clock speed must be a number >= 0, got ${speed}`);
+    if (!Number.isFinite(speed) || speed < 0)
+      throw new TypeError(`clock speed must be a number >= 0, got ${speed}`);
     this.#speed = speed;
     this.#baseWall = this.#wall();
     this.#baseVirtual = opts.start ?? this.#baseWall;
@@ -40,7 +41,8 @@ export class VirtualClock {
   }
 
   setSpeed(speed: number): void {
-    if (!Number.isFinite(speed) || speed < 0) throw new TypeError(`clock speed must be a number >= 0, got ${speed}`);
+    if (!Number.isFinite(speed) || speed < 0)
+      throw new TypeError(`clock speed must be a number >= 0, got ${speed}`);
     this.#rebase();
     this.#speed = speed;
   }
@@ -56,7 +58,8 @@ export class VirtualClock {
    * Concurrent calls are serialized, so two advances of 1 h end 2 h later, in order.
    */
   advance(ms: number): Promise<{ from: number; to: number }> {
-    if (!Number.isInteger(ms) || ms < 0) throw new TypeError(`advance takes a whole number of ms >= 0, got ${ms}`);
+    if (!Number.isInteger(ms) || ms < 0)
+      throw new TypeError(`advance takes a whole number of ms >= 0, got ${ms}`);
     const run = this.#advancing.then(async () => {
       this.#rebase();
       const from = this.#baseVirtual;

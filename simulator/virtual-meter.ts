@@ -3,11 +3,18 @@
 // firmware would. All behaviour lives in `step`; this file only moves events in and effects out.
 
 import type { MqttClient } from 'mqtt';
-import { commandFromWire, encode, replyToWire } from '../firmware-protocol/mqtt/codec.ts';
+import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { createMqttClient } from '../src/mqtt/connect.ts';
-import { propertiesFor, reportedState, step } from './meter/index.ts';
-import type { CommandReply, LoadProfile, MeterCommand, MeterEvent, MeterState, Sample } from './meter/types.ts';
+import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
+import type {
+  CommandReply,
+  LoadProfile,
+  MeterCommand,
+  MeterEvent,
+  MeterState,
+  Sample,
+} from './meter/types.ts';
 
 /** [MC-7.2] at most this many samples in one telemetry message. */
 const MAX_SAMPLES_PER_MESSAGE = 1000;
@@ -15,9 +22,7 @@ const MAX_SAMPLES_PER_MESSAGE = 1000;
 const OUTBOX_LIMIT = 100_000;
 const MAX_IN_FLIGHT = 8;
 
-export interface Logger {
-  (level: 'info' | 'warn' | 'error', msg: string): void;
-}
+export type Logger = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
 export interface VirtualMeterOptions {
   state: MeterState;
@@ -41,6 +46,8 @@ export class VirtualMeter {
   #dropped = 0;
   #lastQueuedTs = 0;
   #drainWaiters: (() => void)[] = [];
+  #announced = false;
+  #onAnnounced: (() => void) | null = null;
 
   constructor(opts: VirtualMeterOptions) {
     this.#opts = opts;
@@ -57,8 +64,9 @@ export class VirtualMeter {
   get online(): boolean {
     return this.#wantOnline;
   }
+  /** Connected and announced online [MC-6.3]. */
   get connected(): boolean {
-    return this.#client?.connected ?? false;
+    return this.#announced && (this.#client?.connected ?? false);
   }
   /** ts of the newest sample this meter has produced (published or still queued). */
   get lastSampleTs(): number {
@@ -117,7 +125,7 @@ export class VirtualMeter {
           this.#queue(effect.sample);
           break;
         case 'state':
-          this.#publish('state', encode('state', { v: 1, ...effect.state }), true);
+          this.#publish('state', encode('state', stateToWire(effect.state)), true);
           break;
         case 'reply':
           reply = effect.reply;
@@ -139,11 +147,8 @@ export class VirtualMeter {
     const parsed = commandFromWire(payload);
     if (!parsed.ok) {
       this.#opts.log?.('warn', `${this.id}: bad command: ${parsed.error.message}`);
-      // [MC-9.1] answer what we can: a readable id gets a bad_request reply, otherwise nothing.
-      if (parsed.id) {
-        const reply: CommandReply = { ok: false, error: { code: 'bad_request', message: parsed.error.message } };
-        this.#publish('reply', encode('reply', replyToWire(parsed.id, reply)), false);
-      }
+      // [MC-9.1] a readable id gets the codec's rejection; [MC-9.2] otherwise nothing is published.
+      if (parsed.reply) this.#publish('reply', encode('reply', parsed.reply), false);
       return;
     }
     this.#replyOverMqtt.add(parsed.id);
@@ -157,22 +162,30 @@ export class VirtualMeter {
       const excess = this.#outbox.length - OUTBOX_LIMIT;
       this.#outbox.splice(0, excess);
       this.#dropped += excess;
-      this.#opts.log?.('warn', `${this.id}: offline buffer full, dropped ${this.#dropped} oldest samples so far`);
+      this.#opts.log?.(
+        'warn',
+        `${this.id}: offline buffer full, dropped ${this.#dropped} oldest samples so far`,
+      );
     }
   }
 
   #flush(): void {
     const client = this.#client;
-    if (!client?.connected) return;
+    if (!client?.connected || !this.#announced) return;
     while (this.#outbox.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
       const batch = this.#outbox.splice(0, MAX_SAMPLES_PER_MESSAGE);
       this.#inFlight += batch.length;
-      client.publish(topicFor(this.id, 'telemetry'), encode('telemetry', { v: 1, samples: batch }), { qos: 1 }, (err) => {
-        this.#inFlight -= batch.length;
-        if (err) this.#outbox.unshift(...batch); // not acknowledged: keep it for the next connection
-        this.#flush();
-        this.#notifyDrained();
-      });
+      client.publish(
+        topicFor(this.id, 'telemetry'),
+        encode('telemetry', { v: 1, samples: batch }),
+        { qos: 1 },
+        (err) => {
+          this.#inFlight -= batch.length;
+          if (err) this.#outbox.unshift(...batch); // not acknowledged: keep it for the next connection
+          this.#flush();
+          this.#notifyDrained();
+        },
+      );
     }
     this.#notifyDrained();
   }
@@ -196,35 +209,73 @@ export class VirtualMeter {
       password: this.#opts.password,
       reconnectPeriod: 1000,
       // [MC-6.2] the will marks the meter offline if it drops without saying goodbye.
-      will: { topic: topicFor(id, 'availability'), payload: Buffer.from(encode('availability', { v: 1, online: false })), qos: 1, retain: true },
+      will: {
+        topic: topicFor(id, 'availability'),
+        payload: Buffer.from(encode('availability', { v: 1, online: false })),
+        qos: 1,
+        retain: true,
+      },
     });
     this.#client = client;
-    client.on('connect', () => {
-      const s = this.#state;
-      this.#publish('info', encode('info', {
-        v: 1, device_id: id, model: s.model, firmware: s.firmware, has_relay: true,
-        telemetry_period_s: s.telemetryPeriodMs / 1000, properties: propertiesFor(s.model),
-      }), true);
-      this.#publish('state', encode('state', { v: 1, ...reportedState(s, this.#opts.now()) }), true);
-      this.#publish('availability', encode('availability', { v: 1, online: true, ts: this.#opts.now() }), true);
-      client.subscribe(topicFor(id, 'cmd'), { qos: 1 });
-      this.#flush();
+    client.on('connect', () => void this.#announce(client));
+    client.on('message', (_topic, payload, packet) => {
+      if (!packet.retain) this.#onCommandMessage(payload); // [MC-8.1] a retained cmd is ignored
     });
-    client.on('message', (_topic, payload) => this.#onCommandMessage(payload));
     client.on('error', (err) => this.#opts.log?.('warn', `${id}: mqtt: ${err.message}`));
+    client.on('close', () => {
+      this.#announced = false;
+    });
+    // Resolve once announced (online on the broker), or once the first attempt failed.
     await new Promise<void>((resolve) => {
-      client.once('connect', () => resolve());
+      this.#onAnnounced = resolve;
       client.once('close', () => resolve());
     });
+  }
+
+  /** [MC-6.3] subscribe to cmd first, then info, state, online, then buffered telemetry. */
+  async #announce(client: MqttClient): Promise<void> {
+    const id = this.id;
+    try {
+      await client.subscribeAsync(topicFor(id, 'cmd'), { qos: 1 });
+    } catch (err) {
+      this.#opts.log?.('warn', `${id}: subscribe failed: ${(err as Error).message}`);
+      return;
+    }
+    const s = this.#state;
+    this.#publish(
+      'info',
+      encode('info', {
+        v: 1,
+        device_id: id,
+        model: s.model,
+        firmware: s.firmware,
+        has_relay: true,
+        telemetry_period_s: s.telemetryPeriodMs / 1000,
+        properties: [...PROPERTY_CATALOGUE[s.model]],
+      }),
+      true,
+    );
+    this.#publish('state', encode('state', stateToWire(reportedState(s, this.#opts.now()))), true);
+    this.#publish('availability', encode('availability', { v: 1, online: true, ts: this.#opts.now() }), true);
+    this.#announced = true;
+    this.#onAnnounced?.();
+    this.#onAnnounced = null;
+    this.#flush();
   }
 
   async #disconnect(): Promise<void> {
     const client = this.#client;
     if (!client) return;
     this.#client = null;
+    this.#announced = false;
     if (client.connected) {
       await new Promise<void>((resolve) =>
-        client.publish(topicFor(this.id, 'availability'), encode('availability', { v: 1, online: false, ts: this.#opts.now() }), { qos: 1, retain: true }, () => resolve()),
+        client.publish(
+          topicFor(this.id, 'availability'),
+          encode('availability', { v: 1, online: false, ts: this.#opts.now() }),
+          { qos: 1, retain: true },
+          () => resolve(),
+        ),
       );
     }
     await client.endAsync();

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
 import { type Broker, startBroker } from './broker/index.ts';
 import { buildHttpApp } from './http/app.ts';
-import { listenWithFallback } from './net/listen.ts';
+import { listenOnce, listenWithFallback } from './net/listen.ts';
 import { openStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
 import { seedDemoWorld } from './world/demo.ts';
@@ -49,7 +49,10 @@ export const ADMIN_MQTT_USERNAME = 'admin';
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   const store = await openStore(config.db);
   const offset = Number((await store.getSetting('clock.offset')) ?? 0);
-  const clock = new VirtualClock({ speed: config.speed, start: Date.now() + (Number.isFinite(offset) ? offset : 0) });
+  const clock = new VirtualClock({
+    speed: config.speed,
+    start: Date.now() + (Number.isFinite(offset) ? offset : 0),
+  });
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
   const broker = await startBroker({
@@ -60,7 +63,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     authenticate: async (username, password) => {
       if (username === service.username) return password === service.password ? { kind: 'service' } : null;
       // Whoever holds the admin token may watch and drive the broker, e.g. with mosquitto_sub.
-      if (username === ADMIN_MQTT_USERNAME) return password === config.adminToken ? { kind: 'service' } : null;
+      if (username === ADMIN_MQTT_USERNAME)
+        return password === config.adminToken ? { kind: 'service' } : null;
       const hash = await store.mqttSecretHash(username);
       return hash && secretMatches(password, hash) ? { kind: 'meter', deviceId: username } : null;
     },
@@ -77,11 +81,14 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   if (config.demo) await seedDemoWorld(world, config.apiKey);
 
   const http = await buildHttpApp({ world, adminToken: config.adminToken, rateLimit: config.rateLimit });
-  const port = await listenWithFallback(
-    (p) => http.listen({ host: config.host, port: p }).then(() => (http.server.address() as { port: number }).port),
-    config.httpPort,
-    { strict: config.strictPort, what: 'HTTP', log: config.log },
-  );
+  await http.ready();
+  const port = await listenWithFallback((p) => listenOnce(http.server, config.host, p), {
+    port: config.httpPort,
+    strict: config.strictPort,
+    what: 'HTTP',
+    host: config.host,
+    log: config.log,
+  });
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
   let closing: Promise<void> | null = null;

@@ -22,6 +22,7 @@ export type { DecodeError, DecodeResult } from './errors.ts';
 
 /** [MC-3.1] Largest payload a receiver accepts: a full telemetry batch [MC-7.2] fits with room to spare. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
+const TOO_BIG = `payload larger than ${MAX_PAYLOAD_BYTES} bytes`;
 
 /** [MC-3.1] A payload is the UTF-8 text of one JSON object. */
 export function parseObject(payload: Buffer | string): DecodeResult<Record<string, unknown>> {
@@ -31,16 +32,14 @@ export function parseObject(payload: Buffer | string): DecodeResult<Record<strin
     const tooBig =
       payload.length > MAX_PAYLOAD_BYTES ||
       (payload.length * 3 > MAX_PAYLOAD_BYTES && Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES);
-    if (tooBig) return fail('MC-3.1', `payload larger than ${MAX_PAYLOAD_BYTES} bytes`);
+    if (tooBig) return fail('MC-3.1', TOO_BIG);
     text = payload;
   } else {
-    if (payload.length > MAX_PAYLOAD_BYTES)
-      return fail('MC-3.1', `payload larger than ${MAX_PAYLOAD_BYTES} bytes`);
+    if (payload.length > MAX_PAYLOAD_BYTES) return fail('MC-3.1', TOO_BIG);
     if (!isUtf8(payload)) return fail('MC-3.1', 'payload is not valid UTF-8');
     text = payload.toString('utf8');
   }
-  if (text.length === 0)
-    return fail('MC-3.1', 'empty payload (on a retained topic it means "cleared" [MC-2.4])');
+  if (text.length === 0) return fail('MC-3.1', 'empty payload (a retained topic cleared [MC-2.4])');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -60,10 +59,9 @@ export function validate<C extends Channel>(
   input: Record<string, unknown>,
 ): DecodeResult<PayloadOf<C>> {
   const v = input['v'];
+  if (v === undefined) return fail('MC-3.2', `v: missing; this receiver speaks v${CONTRACT_VERSION}`);
   if (v !== CONTRACT_VERSION) {
-    if (v === undefined)
-      return fail('MC-3.2', `v: missing; this receiver speaks contract v${CONTRACT_VERSION}`);
-    const got = clip(JSON.stringify(v) ?? String(v));
+    const got = clip(JSON.stringify(v));
     return fail(
       'MC-3.3',
       `v: unsupported contract version ${got}; this receiver speaks v${CONTRACT_VERSION}`,
@@ -104,14 +102,15 @@ export function decodeMessage(topic: string, payload: Buffer | string): DecodeRe
     return fail('MC-1.3', `topic "${clip(topic, 200)}" is not meterstack/v1/{device_id}/{channel}`);
   const decoded = decode(parsed.channel, payload);
   if (!decoded.ok) return decoded;
-  if (parsed.channel === 'info' && (decoded.value as PayloadOf<'info'>).device_id !== parsed.deviceId) {
-    return fail(
-      'MC-1.4',
-      `device_id: "${(decoded.value as PayloadOf<'info'>).device_id}" differs from the topic's`,
-    );
+  const message = {
+    deviceId: parsed.deviceId,
+    channel: parsed.channel,
+    payload: decoded.value,
+  } as DecodedMessage;
+  if (message.channel === 'info' && message.payload.device_id !== message.deviceId) {
+    return fail('MC-1.4', `device_id: "${message.payload.device_id}" differs from the topic's`);
   }
-  const message = { deviceId: parsed.deviceId, channel: parsed.channel, payload: decoded.value };
-  return { ok: true, value: message as DecodedMessage };
+  return { ok: true, value: message };
 }
 
 // ---- domain <-> wire ----
@@ -180,8 +179,9 @@ export type WireReply = CommandReply | { ok: false; error: { code: ReplyErrorCod
 
 /** [MC-8.5] The reply payload for command `id`. */
 export function replyToWire(id: string, reply: WireReply): ReplyPayload {
-  if (!reply.ok)
+  if (!reply.ok) {
     return { v: 1, id, ok: false, error: { code: reply.error.code, message: reply.error.message } };
+  }
   return reply.data === undefined ? { v: 1, id, ok: true } : { v: 1, id, ok: true, data: reply.data };
 }
 
@@ -202,5 +202,5 @@ export function telemetryToWire(samples: readonly Sample[]): TelemetryPayload {
   return { v: 1, samples: [...samples] };
 }
 
-/** [MC-6.1] The availability will a meter registers when it connects: composed in advance, so no ts. */
+/** [MC-6.2] The availability will a meter registers when it connects: composed in advance, so no ts. */
 export const AVAILABILITY_WILL: PayloadOf<'availability'> = { v: 1, online: false };

@@ -1,4 +1,4 @@
-// Decode errors: every rejection names the contract rule it enforces [MC-9.5].
+// Decode errors: every rejection names the contract rule it enforces [MC-9.4].
 import type { z } from 'zod';
 import type { Channel } from './topics.ts';
 
@@ -21,8 +21,9 @@ export function clip(text: string, max = 64): string {
 }
 
 /** The rule a schema issue breaks, from the channel and the issue's path (custom checks carry their own). */
-function ruleFor(channel: Channel, issue: z.core.$ZodIssue): string {
+function ruleFor(channel: Channel, issue: z.core.$ZodIssue, input: unknown): string {
   if (issue.code === 'custom' && typeof issue.params?.['rule'] === 'string') return issue.params['rule'];
+  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === null) return 'MC-3.8';
   const [first, second] = issue.path;
   if (first === 'v') return 'MC-3.3';
   switch (channel) {
@@ -39,8 +40,17 @@ function ruleFor(channel: Channel, issue: z.core.$ZodIssue): string {
       return first === 'op' ? 'MC-8.3' : 'MC-8.4';
     case 'reply':
       if (first === 'id') return 'MC-8.2';
-      return first === 'error' ? 'MC-8.7' : 'MC-8.5';
+      return first === 'error' && second !== undefined ? 'MC-8.7' : 'MC-8.5';
   }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }
 
 /** `path: message` for the first issue, with `(+N more)` when there are others. */
@@ -62,5 +72,5 @@ export function schemaError(
   issues: readonly z.core.$ZodIssue[],
   input: unknown,
 ): DecodeError {
-  return { rule: ruleFor(channel, issues[0]!), message: formatIssues(issues, input) };
+  return { rule: ruleFor(channel, issues[0]!, input), message: formatIssues(issues, input) };
 }

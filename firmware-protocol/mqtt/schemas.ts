@@ -21,18 +21,17 @@ export const WifiTypeSchema = z.enum(['Primary', 'Secondary']);
 
 // ---- info [MC-4] ----
 
+type ContextType = 'cumulative' | 'instantaneous';
 /** [MC-4.3] Canonical context type and unit of the properties this contract knows. */
-export const KNOWN_PROPERTIES: Readonly<
-  Record<string, { context_type: 'cumulative' | 'instantaneous'; unit: string }>
-> = {
-  energy: { context_type: 'cumulative', unit: 'kWh' },
-  active_power: { context_type: 'instantaneous', unit: 'W' },
-  voltage: { context_type: 'instantaneous', unit: 'V' },
-  current: { context_type: 'instantaneous', unit: 'A' },
-  power_factor: { context_type: 'instantaneous', unit: '' },
-  apparent_power: { context_type: 'instantaneous', unit: 'VA' },
-  reactive_power: { context_type: 'instantaneous', unit: 'var' },
-};
+export const KNOWN_PROPERTIES: ReadonlyMap<string, { context_type: ContextType; unit: string }> = new Map([
+  ['energy', { context_type: 'cumulative', unit: 'kWh' }],
+  ['active_power', { context_type: 'instantaneous', unit: 'W' }],
+  ['voltage', { context_type: 'instantaneous', unit: 'V' }],
+  ['current', { context_type: 'instantaneous', unit: 'A' }],
+  ['power_factor', { context_type: 'instantaneous', unit: '' }],
+  ['apparent_power', { context_type: 'instantaneous', unit: 'VA' }],
+  ['reactive_power', { context_type: 'instantaneous', unit: 'var' }],
+]);
 /** [MC-4.3] Every meter measures at least these. */
 export const REQUIRED_PROPERTIES = ['energy', 'active_power', 'voltage'] as const;
 
@@ -41,6 +40,25 @@ export const PropertySchema = z.object({
   context_type: z.enum(['cumulative', 'instantaneous']),
   unit: z.string().max(16),
 });
+type Property = z.infer<typeof PropertySchema>;
+
+/** [MC-4.3] Each property once, the required ones present, the known ones declared canonically. */
+function checkProperties(properties: Property[], ctx: z.RefinementCtx): void {
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path: ['properties', ...path], params: { rule: 'MC-4.3' }, message });
+  if (!Array.isArray(properties)) return; // refinements also run after an item failed its own checks
+  const seen = new Set<string>();
+  properties.forEach((p, i) => {
+    if (typeof p?.property_id !== 'string') return;
+    const known = KNOWN_PROPERTIES.get(p.property_id);
+    if (seen.has(p.property_id)) issue([i, 'property_id'], 'duplicate property_id');
+    else if (known && (known.context_type !== p.context_type || known.unit !== p.unit)) {
+      issue([i], `${p.property_id} must be ${known.context_type} "${known.unit}"`);
+    }
+    seen.add(p.property_id);
+  });
+  for (const id of REQUIRED_PROPERTIES) if (!seen.has(id)) issue([], `missing ${id}`);
+}
 
 export const InfoSchema = z
   .object({
@@ -50,40 +68,9 @@ export const InfoSchema = z
     firmware: z.string().min(1).max(64),
     has_relay: z.boolean(),
     telemetry_period_s: z.number().positive().max(86_400),
-    properties: z.array(PropertySchema).min(REQUIRED_PROPERTIES.length).max(32),
+    properties: z.array(PropertySchema).max(32),
   })
-  .superRefine((info, ctx) => {
-    if (!Array.isArray(info.properties)) return;
-    const seen = new Set<string>();
-    info.properties.forEach((p, i) => {
-      if (typeof p?.property_id !== 'string') return;
-      const known = KNOWN_PROPERTIES[p.property_id];
-      const at = ['properties', i];
-      const rule = { rule: 'MC-4.3' };
-      if (seen.has(p.property_id)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [...at, 'property_id'],
-          params: rule,
-          message: 'duplicate property_id',
-        });
-      } else if (known && (known.context_type !== p.context_type || known.unit !== p.unit)) {
-        const want = `${known.context_type} "${known.unit}"`;
-        ctx.addIssue({ code: 'custom', path: at, params: rule, message: `${p.property_id} must be ${want}` });
-      }
-      seen.add(p.property_id);
-    });
-    for (const id of REQUIRED_PROPERTIES) {
-      if (!seen.has(id)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['properties'],
-          params: { rule: 'MC-4.3' },
-          message: `missing ${id}`,
-        });
-      }
-    }
-  });
+  .superRefine((info, ctx) => checkProperties(info.properties, ctx));
 
 // ---- state [MC-5] ----
 
@@ -108,7 +95,7 @@ export const ReportedStateSchema = z.object(stateFields);
 export const AvailabilitySchema = z.object({
   v: V,
   online: z.boolean(),
-  ts: Ts.optional().describe('[MC-6.1] absent in the will message'),
+  ts: Ts.optional().describe('[MC-6.2] absent in the will message'),
 });
 
 // ---- telemetry [MC-7] ----
@@ -127,30 +114,37 @@ export const SampleSchema = z.object({
   balance: Paise,
 });
 
+/** [MC-7.3] ts strictly ascends; [MC-7.5] energy never decreases. Reports the first break only. */
+function checkSampleOrder(samples: SamplePayload[], ctx: z.RefinementCtx): void {
+  if (!Array.isArray(samples)) return; // refinements also run after items failed their own checks
+  // An item that failed its own checks may hold anything: compare only numbers.
+  const num = (i: number, field: 'ts' | 'energy'): number => {
+    const value = (samples[i] as Record<string, unknown> | null)?.[field];
+    return typeof value === 'number' ? value : Number.NaN;
+  };
+  for (let i = 1; i < samples.length; i++) {
+    const [ts, prevTs, energy, prevEnergy] = [
+      num(i, 'ts'),
+      num(i - 1, 'ts'),
+      num(i, 'energy'),
+      num(i - 1, 'energy'),
+    ];
+    if (ts <= prevTs) {
+      const message = `ts ${ts} is not greater than the previous sample's ts ${prevTs}`;
+      ctx.addIssue({ code: 'custom', path: ['samples', i, 'ts'], params: { rule: 'MC-7.3' }, message });
+      return;
+    }
+    if (energy < prevEnergy) {
+      const message = `energy ${energy} is less than the previous sample's ${prevEnergy}`;
+      ctx.addIssue({ code: 'custom', path: ['samples', i, 'energy'], params: { rule: 'MC-7.5' }, message });
+      return;
+    }
+  }
+}
+
 export const TelemetrySchema = z
   .object({ v: V, samples: z.array(SampleSchema).min(1).max(MAX_SAMPLES) })
-  .superRefine((t, ctx) => {
-    // [MC-7.3] strictly ascending ts; [MC-7.5] energy never decreases. Runs after item checks, so
-    // fields may still be of the wrong type here: compare only numbers.
-    const s = t.samples;
-    if (!Array.isArray(s)) return;
-    for (let i = 1; i < s.length; i++) {
-      const prev = s[i - 1];
-      const cur = s[i];
-      if (typeof prev !== 'object' || typeof cur !== 'object' || !prev || !cur) return;
-      if (typeof cur.ts !== 'number' || typeof prev.ts !== 'number') continue;
-      if (!(cur.ts > prev.ts)) {
-        const message = `ts ${cur.ts} is not greater than the previous sample's ts ${prev.ts}`;
-        ctx.addIssue({ code: 'custom', path: ['samples', i, 'ts'], params: { rule: 'MC-7.3' }, message });
-        return;
-      }
-      if (cur.energy < prev.energy) {
-        const message = `energy ${cur.energy} is less than the previous sample's energy ${prev.energy}`;
-        ctx.addIssue({ code: 'custom', path: ['samples', i, 'energy'], params: { rule: 'MC-7.5' }, message });
-        return;
-      }
-    }
-  });
+  .superRefine((t, ctx) => checkSampleOrder(t.samples, ctx));
 
 // ---- cmd [MC-8] ----
 

@@ -12,6 +12,7 @@ import type { MeterState, Sample } from './types.ts';
 
 /** The running sum stays <= FOLD_LIMIT, one increment stays <= MAX_LOAD_WATTS·1000·CHUNK_MS < 2^52. */
 const FOLD_LIMIT = 2 ** 52;
+const FOLD_LIMIT_BIG = BigInt(FOLD_LIMIT);
 const CHUNK_MS = 3_600_000;
 const MAX_INCREMENT = MAX_LOAD_WATTS * 1000 * CHUNK_MS;
 if (FOLD_LIMIT + MAX_INCREMENT > Number.MAX_SAFE_INTEGER) throw new Error('advance.ts: unsafe chunk size');
@@ -44,6 +45,12 @@ function floorDiv(a: number, b: number): number {
   return q;
 }
 
+function addEnergy(s: MeterState, mwms: number, rate: bigint): void {
+  const e = BigInt(mwms);
+  s.energy += e;
+  s.balance -= rate * e;
+}
+
 /** Integrates [s.lastTs, end) with nothing but the load changing; stops early at a prepaid cut-off. */
 function runTo(s: MeterState, end: number): void {
   if (!relayClosed(s)) {
@@ -53,41 +60,34 @@ function runTo(s: MeterState, end: number): void {
   const load = s.load;
   const rate = billingRate(s);
   const prepaid = s.mode === 'prepaid' && rate > 0n;
-  let acc = 0; // mW·ms integrated since the last fold
-  let budget = 0; // mW·ms the run may still add before it must fold or cut off
-  let budgetIsBalance = false; // true: exceeding the budget means the prepaid balance goes below zero
-
-  const fold = () => {
-    const e = BigInt(acc);
-    s.energy += e;
-    s.balance -= rate * e;
-    acc = 0;
-    const allowed = prepaid ? s.balance / rate : BigInt(FOLD_LIMIT); // tariff × E <= balance  ⇔  E <= this
-    budgetIsBalance = prepaid && allowed <= BigInt(FOLD_LIMIT);
-    budget = budgetIsBalance ? Number(allowed) : FOLD_LIMIT;
-  };
-
-  fold();
   let t = s.lastTs;
-  while (t < end) {
-    const segEnd = Math.min(end, nextLoadChange(load, t), t + CHUNK_MS);
-    const p = powerMw(load, t);
-    const inc = p * (segEnd - t);
-    if (acc + inc <= budget) {
+  for (;;) {
+    // The registers hold everything up to t. How much may the run add before it must fold or cut off?
+    const allowed = prepaid ? s.balance / rate : FOLD_LIMIT_BIG; // tariff × E <= balance  ⇔  E <= this
+    const budgetIsBalance = prepaid && allowed <= FOLD_LIMIT_BIG;
+    const budget = budgetIsBalance ? Number(allowed) : FOLD_LIMIT;
+    let acc = 0; // mW·ms since t0
+    let p = 0;
+    while (t < end) {
+      const segEnd = Math.min(end, nextLoadChange(load, t), t + CHUNK_MS);
+      p = powerMw(load, t);
+      const inc = p * (segEnd - t);
+      if (acc + inc > budget) break;
       acc += inc;
       t = segEnd;
-    } else if (budgetIsBalance) {
-      // [M-6] The first ms at which the balance is below zero; the relay opens there.
-      const dt = floorDiv(budget - acc, p) + 1;
-      acc += p * dt;
-      t += dt;
-      fold();
-      s.lastTs = t;
-      return;
-    } else {
-      fold();
     }
+    if (t >= end) {
+      addEnergy(s, acc, rate);
+      s.lastTs = end;
+      return;
+    }
+    if (budgetIsBalance) {
+      // [M-6] The first ms at which the balance is below zero; the relay opens there.
+      const dt = floorDiv(budget - acc, p);
+      addEnergy(s, acc + p * dt, rate);
+      s.lastTs = t + dt;
+      return;
+    }
+    addEnergy(s, acc, rate); // near 2^52: fold and go on
   }
-  fold();
-  s.lastTs = end;
 }

@@ -40,7 +40,7 @@ const VOLTAGE_SALT = hashString('voltage');
 
 /**
  * Supply voltage, constant within a minute: it sags as the neighbourhood's demand rises
- * (~240 V at night, ~231 V at the evening peak), plus a daily offset and per-minute noise; 227..244 V.
+ * (~240 V at night, ~231 V at the evening peak), plus a daily offset and per-minute noise; 228..243 V.
  */
 export function voltageAt(seed: number, ts: number): number {
   const minute = Math.floor(ts / MS_PER_MINUTE);
@@ -56,25 +56,34 @@ export function voltageAt(seed: number, ts: number): number {
 export function readingsAt(state: MeterState, ts: number): Sample {
   const { watts, powerFactor } = relayClosed(state) ? powerAt(state.load, ts) : { watts: 0, powerFactor: 1 };
   const voltage = voltageAt(state.seed, ts);
-  const base: Sample = {
-    ts,
-    energy: Number(state.energy) / Number(MWMS_PER_KWH),
-    active_power: watts,
-    voltage,
-    balance: reportedBalance(state.balance),
-  };
-  if (state.model === 'basic') return base;
+  const energy = Number(state.energy) / Number(MWMS_PER_KWH);
+  const balance = reportedBalance(state.balance);
+  if (state.model === 'basic') return { ts, energy, active_power: watts, voltage, balance };
+  // Object literals with every key, not spreads: this runs once per sample in a year-long backfill.
   if (watts === 0) {
-    return { ...base, current: 0, power_factor: 1, apparent_power: 0, reactive_power: 0 };
+    return {
+      ts,
+      energy,
+      active_power: 0,
+      voltage,
+      current: 0,
+      power_factor: 1,
+      apparent_power: 0,
+      reactive_power: 0,
+      balance,
+    };
   }
   const current = watts / (voltage * powerFactor);
   const apparent = voltage * current;
-  const reactive = Math.sqrt(Math.max(0, apparent * apparent - watts * watts));
   return {
-    ...base,
+    ts,
+    energy,
+    active_power: watts,
+    voltage,
     current,
     power_factor: powerFactor,
     apparent_power: apparent,
-    reactive_power: reactive,
+    reactive_power: Math.sqrt(Math.max(0, apparent * apparent - watts * watts)),
+    balance,
   };
 }

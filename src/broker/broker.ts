@@ -2,9 +2,9 @@
 
 import { createServer, type Socket } from 'node:net';
 import { Aedes, type Client } from 'aedes';
+import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { Principal } from './access.ts';
 import { createGuard } from './guard.ts';
-import { listenWithFallback } from './listen.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -63,10 +63,11 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
 
   let port: number;
   try {
-    port = await listenWithFallback(server, {
+    port = await listenWithFallback((p) => listenOnce(server, host, p), {
       host,
       port: opts.port,
-      strictPort: opts.strictPort ?? false,
+      strict: opts.strictPort ?? false,
+      what: 'MQTT',
       log,
     });
   } catch (err) {

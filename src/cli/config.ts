@@ -55,7 +55,9 @@ function int(raw: string | undefined, flag: string, def: number, min: number, ma
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || n < min || n > max) {
-    throw new ConfigError(`--${flag} (${envName(flag)}) must be a whole number from ${min} to ${max}, got '${raw}'`);
+    throw new ConfigError(
+      `--${flag} (${envName(flag)}) must be a whole number from ${min} to ${max}, got '${raw}'`,
+    );
   }
   return n;
 }
@@ -68,7 +70,10 @@ function bool(values: Record<string, unknown>, env: Env, flag: string): boolean 
   throw new ConfigError(`${envName(flag)} must be 1/true or 0/false, got '${raw}'`);
 }
 
-export function parseServeConfig(argv: string[], env: Env): { help: true } | { help: false; config: Omit<ServiceConfig, 'log'>; generatedAdminToken: boolean } {
+export function parseServeConfig(
+  argv: string[],
+  env: Env,
+): { help: true } | { help: false; config: Omit<ServiceConfig, 'log'>; generatedAdminToken: boolean } {
   let values: Record<string, unknown>;
   try {
     values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
@@ -82,9 +87,11 @@ export function parseServeConfig(argv: string[], env: Env): { help: true } | { h
     throw new ConfigError(`--speed (METERSTACK_SPEED) must be a number from 0 to 1000000, got '${speedRaw}'`);
   }
   const given = pick(values, env, 'admin-token');
-  if (given !== undefined && given.length < 8) throw new ConfigError('--admin-token must be at least 8 characters');
+  if (given !== undefined && given.length < 8)
+    throw new ConfigError('--admin-token must be at least 8 characters');
   const apiKey = pick(values, env, 'api-key') ?? 'msk_demo';
-  if (apiKey.length < 4 || apiKey.length > 200) throw new ConfigError('--api-key must be 4 to 200 characters');
+  if (apiKey.length < 4 || apiKey.length > 200)
+    throw new ConfigError('--api-key must be 4 to 200 characters');
   return {
     help: false,
     generatedAdminToken: given === undefined,

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { commandToWire, decode, encode } from '../../firmware-protocol/mqtt/codec.ts';
-import { TOPIC_ROOT, parseTopic, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { parseTopic, TOPIC_ROOT, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand } from '../../simulator/meter/types.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import type { SampleRow } from '../store/types.ts';
@@ -37,7 +37,8 @@ export class TwinRegistry {
   #client: MqttClient | null = null;
   /** Malformed or unknown-device messages dropped, by reason [MC-9.2]. */
   readonly dropped = { malformed: 0, unknownDevice: 0, ingestFailed: 0 };
-  #ingesting = new Set<Promise<void>>();
+  readonly #ingesting = new Set<Promise<void>>();
+  readonly #waiters = new Set<{ deviceId: string; online: boolean; resolve: (ok: boolean) => void }>();
 
   constructor(opts: TwinRegistryOptions) {
     this.#opts = opts;
@@ -69,7 +70,11 @@ export class TwinRegistry {
   }
 
   /** Sends a command and waits for the meter's reply. */
-  command(deviceId: string, command: MeterCommand, timeoutMs = this.#opts.commandTimeoutMs ?? 5000): Promise<CommandOutcome> {
+  command(
+    deviceId: string,
+    command: MeterCommand,
+    timeoutMs = this.#opts.commandTimeoutMs ?? 5000,
+  ): Promise<CommandOutcome> {
     const twin = this.#twins.get(deviceId);
     const client = this.#client;
     if (!twin?.online || !client?.connected) return Promise.resolve({ ok: false, reason: 'offline' });
@@ -81,6 +86,23 @@ export class TwinRegistry {
       }, timeoutMs);
       this.#pending.set(id, { resolve, timer, deviceId });
       client.publish(topicFor(deviceId, 'cmd'), encode('cmd', commandToWire(id, command)), { qos: 1 });
+    });
+  }
+
+  /** Resolves true once the twin's availability equals `online`, false after `timeoutMs`. */
+  waitForAvailability(deviceId: string, online: boolean, timeoutMs = 5000): Promise<boolean> {
+    if ((this.#twins.get(deviceId)?.online ?? false) === online) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = { deviceId, online, resolve: (ok: boolean) => resolve(ok) };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      waiter.resolve = (ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+      this.#waiters.add(waiter);
     });
   }
 
@@ -103,7 +125,15 @@ export class TwinRegistry {
   #twin(deviceId: string): Twin {
     let twin = this.#twins.get(deviceId);
     if (!twin) {
-      twin = { deviceId, online: false, onlineSince: null, info: null, state: null, latest: null, lastSampleTs: 0 };
+      twin = {
+        deviceId,
+        online: false,
+        onlineSince: null,
+        info: null,
+        state: null,
+        latest: null,
+        lastSampleTs: 0,
+      };
       this.#twins.set(deviceId, twin);
     }
     return twin;
@@ -132,13 +162,21 @@ export class TwinRegistry {
         twin.online = a.online;
         twin.onlineSince = a.ts ?? null;
         if (!a.online) this.#failPending(parsed.deviceId);
+        for (const w of this.#waiters) {
+          if (w.deviceId === parsed.deviceId && w.online === a.online) {
+            this.#waiters.delete(w);
+            w.resolve(true);
+          }
+        }
         break;
       }
       case 'telemetry':
         this.#onTelemetry(twin, msg as { samples: NonNullable<Twin['latest']>[] });
         break;
       case 'reply':
-        this.#onReply(msg as { id: string; ok: boolean; data?: unknown; error?: { code: string; message: string } });
+        this.#onReply(
+          msg as { id: string; ok: boolean; data?: unknown; error?: { code: string; message: string } },
+        );
         break;
     }
   }
@@ -170,20 +208,34 @@ export class TwinRegistry {
       },
       (err: Error) => {
         this.dropped.ingestFailed += rows.length;
-        this.#opts.log?.('error', `twins: storing ${rows.length} samples of ${twin.deviceId} failed: ${err.message}`);
+        this.#opts.log?.(
+          'error',
+          `twins: storing ${rows.length} samples of ${twin.deviceId} failed: ${err.message}`,
+        );
       },
     );
     this.#ingesting.add(done);
     void done.finally(() => this.#ingesting.delete(done));
   }
 
-  #onReply(msg: { id: string; ok: boolean; data?: unknown; error?: { code: string; message: string } }): void {
+  #onReply(msg: {
+    id: string;
+    ok: boolean;
+    data?: unknown;
+    error?: { code: string; message: string };
+  }): void {
     const pending = this.#pending.get(msg.id);
     if (!pending) return; // a late reply after a timeout, or a duplicate: nothing waits for it
     this.#pending.delete(msg.id);
     clearTimeout(pending.timer);
     if (msg.ok) pending.resolve({ ok: true, data: msg.data });
-    else pending.resolve({ ok: false, reason: 'rejected', code: msg.error?.code ?? 'unknown', message: msg.error?.message ?? '' });
+    else
+      pending.resolve({
+        ok: false,
+        reason: 'rejected',
+        code: msg.error?.code ?? 'unknown',
+        message: msg.error?.message ?? '',
+      });
   }
 
   #failPending(deviceId: string): void {

@@ -35,7 +35,8 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
       info: {
         title: 'meterstack: Energy Metering Service v2 API and simulation control',
         version: '2.0.0',
-        description: 'The v2 API under /api/v2 (header X-Service-API-Key) and the simulation control API under /sim/v1 (header X-Admin-Token).',
+        description:
+          'The v2 API under /api/v2 (header X-Service-API-Key) and the simulation control API under /sim/v1 (header X-Admin-Token).',
       },
       components: {
         securitySchemes: {

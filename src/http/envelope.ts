@@ -37,7 +37,10 @@ export function toApiError(err: FastifyError | Error): ApiError {
   if (err instanceof ApiError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
     const context = (err as FastifyError).validationContext;
-    const items: ValidationItem[] = err.validation.map((v) => ({ loc: locOf(v.instancePath, context), msg: v.message ?? 'Invalid value' }));
+    const items: ValidationItem[] = err.validation.map((v) => ({
+      loc: locOf(v.instancePath, context),
+      msg: v.message ?? 'Invalid value',
+    }));
     return ApiError.validation(items);
   }
   const code = (err as FastifyError).code;
@@ -64,7 +67,11 @@ export function registerEnvelope(app: FastifyInstance, now: () => number): void 
     sendError(reply, now(), apiErr);
   });
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, now(), new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`));
+    sendError(
+      reply,
+      now(),
+      new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
+    );
   });
 }
 

@@ -4,7 +4,8 @@
 export const ERRORS = {
   authentication_error: {
     status: 401,
-    detail: 'Authentication required: send a valid API key in the X-Service-API-Key header (not a Bearer Authorization header).',
+    detail:
+      'Authentication required: send a valid API key in the X-Service-API-Key header (not a Bearer Authorization header).',
   },
   admin_authentication_error: { status: 401, detail: 'Send the admin token in the X-Admin-Token header.' },
   forbidden: { status: 403, detail: 'Not permitted.' },

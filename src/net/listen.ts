@@ -1,29 +1,63 @@
 // Never assume a port is free: when the one asked for is taken, say so and take the next free one
-// (as Vite does), unless strict. Port 0 asks the OS for any free port.
+// (as Vite does), unless strict. Port 0 asks the OS for an ephemeral port, which cannot be in use.
+// Used by the MQTT broker and the HTTP server alike.
+
+import type { AddressInfo, Server } from 'node:net';
+
+export const MAX_PORT_TRIES = 20;
 
 export interface ListenOptions {
+  /** Port asked for. */
+  port: number;
   strict: boolean;
+  /** Names the server in messages: 'MQTT', 'HTTP'. */
   what: string;
-  attempts?: number;
+  host?: string;
   log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
 }
 
+/** Tries `listen(candidate)` from the asked port upwards; resolves with the port actually bound. */
 export async function listenWithFallback(
   listen: (port: number) => Promise<number>,
-  port: number,
   opts: ListenOptions,
 ): Promise<number> {
-  const attempts = port === 0 || opts.strict ? 1 : (opts.attempts ?? 20);
-  for (let i = 0; i < attempts; i++) {
-    const candidate = port + i;
+  const { port, strict, what } = opts;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new TypeError(`${what} port must be an integer in 0..65535, got ${port}`);
+  }
+  const where = opts.host ? ` on ${opts.host}` : '';
+  const last = port === 0 || strict ? port : Math.min(port + MAX_PORT_TRIES, 65535);
+  for (let candidate = port; candidate <= last; candidate++) {
     try {
       const bound = await listen(candidate);
-      if (i > 0) opts.log?.('warn', `${opts.what} port ${port} is in use, using ${bound} instead`);
+      if (bound !== port && port !== 0)
+        opts.log?.('warn', `${what} port ${port} is in use, using ${bound} instead`);
       return bound;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-      if (opts.strict) throw new Error(`${opts.what} port ${port} is already in use (--strict-port)`);
+      if (strict) {
+        throw new Error(`${what} port ${port}${where} is in use (--strict-port is set, not trying another)`, {
+          cause: err,
+        });
+      }
     }
   }
-  throw new Error(`${opts.what} ports ${port}..${port + attempts - 1} are all in use`);
+  throw new Error(`${what} ports ${port}..${last}${where} are all in use`);
+}
+
+/** listen() for a plain net/http server, as a promise of the bound port. */
+export function listenOnce(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
 }

@@ -5,8 +5,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { reportedState } from '../../simulator/meter/index.ts';
-import { ApiError } from '../http/errors.ts';
 import { success } from '../http/envelope.ts';
+import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
@@ -27,7 +27,10 @@ function tokenMatches(given: unknown, expected: string): boolean {
 
 function mapWorldError(err: unknown): never {
   if (err instanceof WorldError) {
-    throw new ApiError(err.kind === 'conflict' ? 'conflict' : err.kind === 'not_found' ? 'not_found' : 'validation_error', err.message);
+    throw new ApiError(
+      err.kind === 'conflict' ? 'conflict' : err.kind === 'not_found' ? 'not_found' : 'validation_error',
+      err.message,
+    );
   }
   throw err;
 }
@@ -40,7 +43,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   const security = [{ adminToken: [] }];
 
   app.addHook('onRequest', async (request) => {
-    if (!tokenMatches(request.headers['x-admin-token'], adminToken)) throw new ApiError('admin_authentication_error');
+    if (!tokenMatches(request.headers['x-admin-token'], adminToken))
+      throw new ApiError('admin_authentication_error');
   });
 
   const meterOr404 = (id: string) => {
@@ -54,14 +58,23 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     return success(now(), { account_id: account.id, name: account.name, api_key: apiKey }, 'account created');
   });
 
-  r.post('/accounts/:account_id/keys', { schema: { tags, security, params: s.accountIdParams, body: s.keyBody } }, async (req) => {
-    const expires = req.body?.expires_at ? Date.parse(req.body.expires_at) : null;
-    const key = await world.createApiKey(req.params.account_id, expires).catch(mapWorldError);
-    return success(now(), { api_key: key, expires_at: expires === null ? null : toIstIso(expires) }, 'key created');
-  });
+  r.post(
+    '/accounts/:account_id/keys',
+    { schema: { tags, security, params: s.accountIdParams, body: s.keyBody } },
+    async (req) => {
+      const expires = req.body?.expires_at ? Date.parse(req.body.expires_at) : null;
+      const key = await world.createApiKey(req.params.account_id, expires).catch(mapWorldError);
+      return success(
+        now(),
+        { api_key: key, expires_at: expires === null ? null : toIstIso(expires) },
+        'key created',
+      );
+    },
+  );
 
   r.delete('/keys/:api_key', { schema: { tags, security, params: s.apiKeyParams } }, async (req) => {
-    if (!(await world.store.revokeApiKey(req.params.api_key, now()))) throw new ApiError('not_found', 'no such API key');
+    if (!(await world.store.revokeApiKey(req.params.api_key, now())))
+      throw new ApiError('not_found', 'no such API key');
     return success(now(), true, 'key revoked');
   });
 
@@ -72,7 +85,9 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   });
 
   r.post('/devices', { schema: { tags, security, body: s.deviceBody } }, async (req, reply) => {
-    const { device, secret, meter } = await world.provisionDevice(deviceInputFrom(req.body)).catch(mapWorldError);
+    const { device, secret, meter } = await world
+      .provisionDevice(deviceInputFrom(req.body))
+      .catch(mapWorldError);
     reply.code(201);
     return success(
       now(),
@@ -94,35 +109,56 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     return success(now(), meterView(meter, now()));
   });
 
-  r.post('/devices/:device_id/online', { schema: { tags, security, params: s.deviceIdParams, body: s.onlineBody } }, async (req) => {
-    const meter = meterOr404(req.params.device_id);
-    await meter.setOnline(req.body.online);
-    world.markChanged();
-    return success(now(), { online: meter.online }, req.body.online ? 'meter connected' : 'meter disconnected');
-  });
+  r.post(
+    '/devices/:device_id/online',
+    { schema: { tags, security, params: s.deviceIdParams, body: s.onlineBody } },
+    async (req) => {
+      const meter = meterOr404(req.params.device_id);
+      await world.setOnline(meter.id, req.body.online);
+      return success(
+        now(),
+        { online: meter.online },
+        req.body.online ? 'meter connected' : 'meter disconnected',
+      );
+    },
+  );
 
-  r.post('/devices/:device_id/recharge', { schema: { tags, security, params: s.deviceIdParams, body: s.rechargeBody } }, async (req) => {
-    meterOr404(req.params.device_id);
-    const result = await world.recharge(req.params.device_id, req.body.amount, req.body.transaction_id).catch(mapWorldError);
-    return success(now(), result, result.applied ? 'recharge applied' : 'recharge already applied');
-  });
+  r.post(
+    '/devices/:device_id/recharge',
+    { schema: { tags, security, params: s.deviceIdParams, body: s.rechargeBody } },
+    async (req) => {
+      meterOr404(req.params.device_id);
+      const result = await world
+        .recharge(req.params.device_id, req.body.amount, req.body.transaction_id)
+        .catch(mapWorldError);
+      return success(now(), result, result.applied ? 'recharge applied' : 'recharge already applied');
+    },
+  );
 
-  r.post('/devices/:device_id/load', { schema: { tags, security, params: s.deviceIdParams, body: s.loadBody } }, async (req) => {
-    const meter = meterOr404(req.params.device_id);
-    const b = req.body;
-    meter.setLoad(
-      b.profile === 'household'
-        ? { kind: 'household', seed: meter.state.seed, peakWatts: b.watts }
-        : { kind: 'constant', watts: b.watts, powerFactor: b.power_factor },
-    );
-    return success(now(), { load: meter.state.load }, 'load set');
-  });
+  r.post(
+    '/devices/:device_id/load',
+    { schema: { tags, security, params: s.deviceIdParams, body: s.loadBody } },
+    async (req) => {
+      const meter = meterOr404(req.params.device_id);
+      const b = req.body;
+      meter.setLoad(
+        b.profile === 'household'
+          ? { kind: 'household', seed: meter.state.seed, peakWatts: b.watts }
+          : { kind: 'constant', watts: b.watts, powerFactor: b.power_factor },
+      );
+      return success(now(), { load: meter.state.load }, 'load set');
+    },
+  );
 
-  r.post('/devices/:device_id/button', { schema: { tags, security, params: s.deviceIdParams, body: s.buttonBody } }, async (req) => {
-    const meter = meterOr404(req.params.device_id);
-    meter.pressButton(req.body.hold_seconds);
-    return success(now(), { config_mode: meter.state.wifi.configMode }, 'button pressed');
-  });
+  r.post(
+    '/devices/:device_id/button',
+    { schema: { tags, security, params: s.deviceIdParams, body: s.buttonBody } },
+    async (req) => {
+      const meter = meterOr404(req.params.device_id);
+      meter.pressButton(req.body.hold_seconds);
+      return success(now(), { config_mode: meter.state.wifi.configMode }, 'button pressed');
+    },
+  );
 
   r.post('/clock/advance', { schema: { tags, security, body: s.advanceBody } }, async (req) => {
     const { from, to } = await world.advance(req.body.seconds * 1000);

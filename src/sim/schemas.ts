@@ -42,7 +42,12 @@ export const deviceBody = z.strictObject({
   online: z.boolean().optional(),
   backfill_days: z.number().int().min(0).max(3660).optional(),
   backfill_period_s: z.number().int().min(60).max(86_400).optional(),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
   ...udfFields,
 });
 
@@ -50,7 +55,7 @@ export const deviceIdParams = z.object({ device_id: z.string().min(1).max(64) })
 export const onlineBody = z.strictObject({ online: z.boolean() });
 export const rechargeBody = z.strictObject({
   amount: z.number().int().positive().max(100_000_000),
-  transaction_id: z.string().min(1).max(64),
+  transaction_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, '1-64 characters of A-Z a-z 0-9 _ . : -'),
 });
 export const loadBody = z.strictObject({
   watts: z.number().min(0).max(100_000),
@@ -58,6 +63,12 @@ export const loadBody = z.strictObject({
   power_factor: z.number().min(0.1).max(1).optional(),
 });
 export const buttonBody = z.strictObject({ hold_seconds: z.number().min(0).max(600) });
-export const advanceBody = z.strictObject({ seconds: z.number().int().min(0).max(10 * 366 * 86_400) });
+export const advanceBody = z.strictObject({
+  seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(10 * 366 * 86_400),
+});
 
 export type DeviceBody = z.infer<typeof deviceBody>;

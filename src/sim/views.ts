@@ -43,7 +43,12 @@ export function meterView(meter: VirtualMeter, now: number) {
     energy_kwh: Number(st.energy) / Number(UNITS_PER_PAISE),
     load: st.load,
     telemetry_period_s: st.telemetryPeriodMs / 1000,
-    wifi: { ssid: st.wifi.ssid, password: st.wifi.password, rssi: st.wifi.rssi, config_mode: st.wifi.configMode },
+    wifi: {
+      ssid: st.wifi.ssid,
+      password: st.wifi.password,
+      rssi: st.wifi.rssi,
+      config_mode: st.wifi.configMode,
+    },
     pending_samples: meter.pendingSamples,
   };
 }

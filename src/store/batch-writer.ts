@@ -10,15 +10,18 @@ export interface BatchWriterOptions {
   maxRows?: number;
   /** Write at most this long after the first row was queued. Default 50 ms. */
   maxDelayMs?: number;
-  /** Called once per failed batch; the add() promises of its rows reject with the same error. */
-  onError: (error: unknown, rowCount: number) => void;
+  /**
+   * Called once per add() whose rows could not be written, with the error its promise rejects with.
+   * A failed batch of several add() calls is retried one add() at a time, so a bad row fails only its own.
+   */
+  onError: (error: Error, rowCount: number) => void;
 }
 
 interface Pending {
   rows: readonly SampleRow[];
   done: Promise<void>;
   resolve: () => void;
-  reject: (error: unknown) => void;
+  reject: (error: Error) => void;
 }
 
 export class BatchWriter {
@@ -55,12 +58,12 @@ export class BatchWriter {
     return this.#queuedRows + this.#inFlightRows;
   }
 
-  /** Resolves when the rows are committed; rejects with the store's error if their batch failed. */
+  /** Resolves when the rows are committed; rejects with the store's error if they could not be written. */
   add(rows: readonly SampleRow[]): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('BatchWriter is closed'));
     if (rows.length === 0) return Promise.resolve();
     let resolve!: () => void;
-    let reject!: (error: unknown) => void;
+    let reject!: (error: Error) => void;
     const done = new Promise<void>((res, rej) => {
       resolve = res;
       reject = rej;
@@ -102,15 +105,18 @@ export class BatchWriter {
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
       const batch = this.#takeBatch();
-      const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((p) => p.rows);
       this.#inFlight = batch;
-      this.#inFlightRows = rows.length;
+      this.#inFlightRows = batch.reduce((n, p) => n + p.rows.length, 0);
       try {
-        await this.#store.insertSamples(rows);
-        for (const p of batch) p.resolve();
-      } catch (error) {
-        for (const p of batch) p.reject(error);
-        this.#report(error, rows.length);
+        const error = await this.#insert(batch);
+        if (error !== null && batch.length === 1) this.#fail(batch[0]!, error);
+        else if (error !== null) {
+          // One bad row must not fail the other callers' rows: write each add() of the batch alone.
+          for (const p of batch) {
+            const own = await this.#insert([p]);
+            if (own !== null) this.#fail(p, own);
+          }
+        }
       } finally {
         this.#inFlight = [];
         this.#inFlightRows = 0;
@@ -131,9 +137,21 @@ export class BatchWriter {
     return this.#queue.splice(0, n);
   }
 
-  #report(error: unknown, rowCount: number): void {
+  /** One transaction for the rows of `batch`; resolves their add() promises, or returns the error. */
+  async #insert(batch: Pending[]): Promise<Error | null> {
     try {
-      this.#onError(error, rowCount);
+      await this.#store.insertSamples(batch.length === 1 ? batch[0]!.rows : batch.flatMap((p) => p.rows));
+    } catch (thrown) {
+      return thrown instanceof Error ? thrown : new Error(String(thrown));
+    }
+    for (const p of batch) p.resolve();
+    return null;
+  }
+
+  #fail(pending: Pending, error: Error): void {
+    pending.reject(error);
+    try {
+      this.#onError(error, pending.rows.length);
     } catch (handlerError) {
       // A throwing handler is a bug: surface it as an uncaught exception, but keep writing the queue.
       queueMicrotask(() => {

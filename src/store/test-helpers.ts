@@ -42,6 +42,13 @@ export function useTempStores(): TempStores {
 
 export const T0 = Date.UTC(2025, 0, 1); // 2025-01-01T00:00Z = 05:30 IST
 
+/** ms since epoch of an Asia/Kolkata wall time, e.g. ist('2025-01-01T06:00') or ist('2025-01-01T06:14:59.999'). */
+export function ist(wallTime: string): number {
+  const ms = Date.parse(`${wallTime}+05:30`);
+  if (Number.isNaN(ms)) throw new Error(`bad IST time ${wallTime}`);
+  return ms;
+}
+
 export function newDevice(accountId: number, overrides: Partial<NewDevice> = {}): NewDevice {
   return {
     deviceId: 'MTR-0001',

@@ -3,6 +3,7 @@
 
 import type { VirtualClock } from '../../simulator/clock.ts';
 import { Fleet } from '../../simulator/fleet.ts';
+import { reportedBalance } from '../../simulator/meter/index.ts';
 import type { LoadProfile, MeterModel, MeterState, Mode, TariffSlot } from '../../simulator/meter/types.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { TwinRegistry } from '../devices/twins.ts';
@@ -76,7 +77,10 @@ export class World {
     this.store = opts.store;
     this.clock = opts.clock;
     this.mqttUrl = opts.mqttUrl;
-    this.#writer = new BatchWriter({ store: opts.store, onError: (e) => opts.log?.('error', `store: ${e.message}`) });
+    this.#writer = new BatchWriter({
+      store: opts.store,
+      onError: (e) => opts.log?.('error', `store: ${e.message}`),
+    });
     this.twins = new TwinRegistry({
       mqttUrl: opts.mqttUrl,
       username: opts.service.username,
@@ -113,14 +117,18 @@ export class World {
   }
 
   async createApiKey(accountId: number, expiresAt: number | null, apiKey?: string): Promise<string> {
-    if (!(await this.store.getAccount(accountId))) throw new WorldError('not_found', `account ${accountId} not found`);
+    if (!(await this.store.getAccount(accountId)))
+      throw new WorldError('not_found', `account ${accountId} not found`);
     const key = apiKey ?? newToken('msk');
     await this.store.addApiKey(accountId, key, expiresAt, this.clock.now());
     return key;
   }
 
-  async createSpace(input: { accountId: number; name: string; description?: string } & Partial<Udfs>): Promise<Space> {
-    if (!(await this.store.getAccount(input.accountId))) throw new WorldError('not_found', `account ${input.accountId} not found`);
+  async createSpace(
+    input: { accountId: number; name: string; description?: string } & Partial<Udfs>,
+  ): Promise<Space> {
+    if (!(await this.store.getAccount(input.accountId)))
+      throw new WorldError('not_found', `account ${input.accountId} not found`);
     return this.store.createSpace({
       accountId: input.accountId,
       name: input.name,
@@ -134,8 +142,11 @@ export class World {
   }
 
   /** Provisions a device and starts its virtual meter on the broker with its own credentials. */
-  async provisionDevice(input: NewDeviceInput): Promise<{ device: DeviceRecord; secret: string; meter: VirtualMeter }> {
-    if (!(await this.store.getAccount(input.accountId))) throw new WorldError('not_found', `account ${input.accountId} not found`);
+  async provisionDevice(
+    input: NewDeviceInput,
+  ): Promise<{ device: DeviceRecord; secret: string; meter: VirtualMeter }> {
+    if (!(await this.store.getAccount(input.accountId)))
+      throw new WorldError('not_found', `account ${input.accountId} not found`);
     if (input.spaceId !== null) {
       const space = await this.store.getSpace(input.spaceId);
       if (!space || space.accountId !== input.accountId) {
@@ -143,7 +154,8 @@ export class World {
       }
     }
     const deviceId = input.deviceId ?? (await this.#freshDeviceId());
-    if (await this.store.getDevice(deviceId)) throw new WorldError('conflict', `device ${deviceId} already exists`);
+    if (await this.store.getDevice(deviceId))
+      throw new WorldError('conflict', `device ${deviceId} already exists`);
     const secret = newToken('mqs');
     const now = this.clock.now();
     const device = await this.store.createDevice(
@@ -176,7 +188,18 @@ export class World {
     });
     const meter = await this.#startMeter(state, secret, opening.entry.seq, device.pk, input.online ?? true);
     await this.saveSnapshots();
+    // Return only once the service sees the meter as the caller asked for it, so the next call can use it.
+    if (meter.online) await this.twins.waitForAvailability(deviceId, true);
     return { device, secret, meter };
+  }
+
+  /** Really connects or disconnects a virtual meter, and waits until the service has seen it. */
+  async setOnline(deviceId: string, online: boolean): Promise<void> {
+    const meter = this.fleet.get(deviceId);
+    if (!meter) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+    await meter.setOnline(online);
+    this.markChanged();
+    await this.twins.waitForAvailability(deviceId, online);
   }
 
   meter(deviceId: string): VirtualMeter | undefined {
@@ -184,7 +207,11 @@ export class World {
   }
 
   /** Credits a virtual meter, exactly once per transaction id, durable before it returns. */
-  async recharge(deviceId: string, amount: number, transactionId: string): Promise<{ balance: number; applied: boolean }> {
+  async recharge(
+    deviceId: string,
+    amount: number,
+    transactionId: string,
+  ): Promise<{ balance: number; applied: boolean }> {
     const meter = this.fleet.get(deviceId);
     const meta = this.#meta.get(deviceId);
     if (!meter || !meta) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
@@ -201,12 +228,19 @@ export class World {
       throw new WorldError('conflict', (err as Error).message);
     }
     if (result.duplicate && result.entry.amount !== amount) {
-      throw new WorldError('conflict', `transaction ${transactionId} was already used for ${result.entry.amount} paise`);
+      throw new WorldError(
+        'conflict',
+        `transaction ${transactionId} was already used for ${result.entry.amount} paise`,
+      );
     }
-    meter.command(`recharge:${transactionId}`, { op: 'recharge', amount: result.entry.amount, transactionId });
+    meter.command(`recharge:${transactionId}`, {
+      op: 'recharge',
+      amount: result.entry.amount,
+      transactionId,
+    });
     meta.ledgerSeq = Math.max(meta.ledgerSeq, result.entry.seq);
     await this.saveSnapshots();
-    return { balance: balanceOf(meter.state), applied: !result.duplicate };
+    return { balance: reportedBalance(meter.state.balance), applied: !result.duplicate };
   }
 
   /** Jumps the clock; every meter lives through it and its telemetry is durable before this resolves. */
@@ -269,20 +303,34 @@ export class World {
     const devices = await this.store.listDevices();
     for (const d of devices) this.#pks.set(d.deviceId, d.pk);
     const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
-    const now = this.clock.now();
     for (const device of devices) {
       if (device.kind !== 'virtual') continue;
       const snap = snapshots.get(device.pk);
       if (!snap) {
-        this.log('warn', `virtual meter ${device.deviceId} has no snapshot; it was never fully provisioned, skipping`);
+        this.log(
+          'warn',
+          `virtual meter ${device.deviceId} has no snapshot; it was never fully provisioned, skipping`,
+        );
         continue;
       }
-      const restored = await restoreMeter(this.store, device, snap, now);
-      await this.#startMeter(restored.state, restored.body.secret, restored.ledgerSeq, device.pk, restored.body.online);
+      const restored = await restoreMeter(this.store, device, snap);
+      await this.#startMeter(
+        restored.state,
+        restored.body.secret,
+        restored.ledgerSeq,
+        device.pk,
+        restored.body.online,
+      );
     }
   }
 
-  async #startMeter(state: MeterState, secret: string, ledgerSeq: number, pk: number, online: boolean): Promise<VirtualMeter> {
+  async #startMeter(
+    state: MeterState,
+    secret: string,
+    ledgerSeq: number,
+    pk: number,
+    online: boolean,
+  ): Promise<VirtualMeter> {
     const meter = new VirtualMeter({
       state,
       now: () => this.clock.now(),
@@ -299,14 +347,12 @@ export class World {
 
   async #freshDeviceId(): Promise<string> {
     for (;;) {
-      const id = `MTR${Math.floor(Math.random() * 1e8).toString().padStart(8, '0')}`;
+      const id = `MTR${Math.floor(Math.random() * 1e8)
+        .toString()
+        .padStart(8, '0')}`;
       if (!(await this.store.getDevice(id))) return id;
     }
   }
-}
-
-export function balanceOf(state: MeterState): number {
-  return Number(state.balance / 3_600_000_000_000n) - (state.balance % 3_600_000_000_000n < 0n ? 1 : 0);
 }
 
 export type { SnapshotBody };

@@ -91,7 +91,8 @@ export class Devices {
   readonly #insert: Database.Statement<unknown[], DeviceRow>;
   readonly #get: Database.Statement<[string], DeviceRow>;
   readonly #getByPk: Database.Statement<[number], DeviceRow>;
-  readonly #list: Database.Statement<[number | null, number | null], DeviceRow>;
+  /** Indexed by which filters are given: none, account, space, both. */
+  readonly #list: Database.Statement<number[], DeviceRow>[];
   readonly #update: Database.Statement<PatchParams, DeviceRow>;
   readonly #secretHash: Database.Statement<[string], { mqtt_secret_hash: string }>;
 
@@ -102,11 +103,13 @@ export class Devices {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${DEVICE_COLUMNS}`);
     this.#get = db.prepare(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = ?`);
     this.#getByPk = db.prepare(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE pk = ?`);
-    // A NULL filter matches everything; the two indexes serve the common single-filter lookups.
-    this.#list = db.prepare(`
-      SELECT ${DEVICE_COLUMNS} FROM devices
-      WHERE (?1 IS NULL OR account_id = ?1) AND (?2 IS NULL OR space_id = ?2)
-      ORDER BY pk`);
+    // One statement per combination of filters, so each can use its index.
+    this.#list = [
+      '',
+      'WHERE account_id = ?',
+      'WHERE space_id = ?',
+      'WHERE account_id = ? AND space_id = ?',
+    ].map((where) => db.prepare(`SELECT ${DEVICE_COLUMNS} FROM devices ${where} ORDER BY pk`));
     this.#update = db.prepare(
       `UPDATE devices SET ${PATCH_SET} WHERE device_id = ? RETURNING ${DEVICE_COLUMNS}`,
     );
@@ -152,7 +155,10 @@ export class Devices {
   }
 
   list(filter: { accountId?: number; spaceId?: number } = {}): DeviceRecord[] {
-    return this.#list.all(filter.accountId ?? null, filter.spaceId ?? null).map(toDevice);
+    const { accountId, spaceId } = filter;
+    const params = [accountId, spaceId].filter((v): v is number => v !== undefined);
+    const which = (accountId === undefined ? 0 : 1) + (spaceId === undefined ? 0 : 2);
+    return this.#list[which]!.all(...params).map(toDevice);
   }
 
   update(deviceId: string, patch: DevicePatch): DeviceRecord | null {

@@ -10,13 +10,14 @@ import { bucketCeil, bucketStart, DAY_MS, isBucketMinutes, MINUTE_MS, QUARTER_HO
 import type { BucketMinutes, HistoryPoint, SampleProperty } from '../types.ts';
 import { SAMPLE_PROPERTIES } from '../types.ts';
 
-/** [bucket_start or ts, ts, value] */
-type RollupTuple = [number, number, number];
+/** [JSON array of ts, JSON array of values], ascending by bucket. */
+type RollupArrays = [string, string];
+/** [ts, value] */
 type RawTuple = [number, number];
 
 interface Queries {
-  rollup15m: Database.Statement<[number, number, number], RollupTuple>;
-  rollup1d: Database.Statement<[number, number, number], RollupTuple>;
+  rollup15m: Database.Statement<[number, number, number], RollupArrays>;
+  rollup1d: Database.Statement<[number, number, number], RollupArrays>;
   /** The last sample with the property in [from, to). */
   lastRaw: Database.Statement<[number, number, number], RawTuple>;
 }
@@ -28,12 +29,17 @@ export class History {
     // The property becomes a column name, so statements are prepared once per known property and never
     // from caller input.
     for (const p of SAMPLE_PROPERTIES) {
+      // The rollup rows come back as two JSON arrays in a single result row: for a year of 15-minute
+      // buckets (35,040 rows) that is about twice as fast as one JS array per row, and JSON round-trips
+      // doubles exactly. The ORDER BY subquery is a co-routine that scans the primary key in order, so the
+      // arrays are ascending without a sort. PostgreSQL: json_agg(ts ORDER BY bucket_start).
       const rollup = (table: string) =>
         db
-          .prepare<[number, number, number], RollupTuple>(`
-            SELECT bucket_start, ts, ${p} FROM ${table}
-            WHERE device_pk = ? AND bucket_start >= ? AND bucket_start < ? AND ${p} IS NOT NULL
-            ORDER BY bucket_start`)
+          .prepare<[number, number, number], RollupArrays>(`
+            SELECT json_group_array(ts), json_group_array(${p}) FROM (
+              SELECT ts, ${p} FROM ${table}
+              WHERE device_pk = ? AND bucket_start >= ? AND bucket_start < ? AND ${p} IS NOT NULL
+              ORDER BY bucket_start)`)
           .raw();
       this.#queries.set(p, {
         rollup15m: rollup('samples_15m'),
@@ -65,14 +71,16 @@ export class History {
     const bucketMs = bucket * MINUTE_MS;
     const [rollup, rollupMs] = bucket === 1440 ? [q.rollup1d, DAY_MS] : [q.rollup15m, QUARTER_HOUR_MS];
     const points: HistoryPoint[] = [];
+    let last: HistoryPoint | undefined;
+    // Candidates come in ascending ts, so a later one in the same output bucket replaces the earlier.
     const add = (ts: number, value: number) => {
       const start = bucketStart(ts, bucketMs);
-      const last = points.at(-1);
       if (last !== undefined && last.bucketStart === start) {
         last.ts = ts;
         last.value = value;
       } else {
-        points.push({ bucketStart: start, ts, value });
+        last = { bucketStart: start, ts, value };
+        points.push(last);
       }
     };
     const addRaw = (from: number, to: number) => {
@@ -92,14 +100,10 @@ export class History {
       return points;
     }
     addRaw(fromTs, wholeFrom);
-    if (bucketMs === rollupMs) {
-      // One rollup row is one output bucket: no merging needed.
-      for (const [start, ts, value] of rollup.all(devicePk, wholeFrom, wholeTo)) {
-        points.push({ bucketStart: start, ts, value });
-      }
-    } else {
-      for (const [, ts, value] of rollup.all(devicePk, wholeFrom, wholeTo)) add(ts, value);
-    }
+    const [tsJson, valuesJson] = rollup.get(devicePk, wholeFrom, wholeTo)!;
+    const tss: number[] = JSON.parse(tsJson);
+    const values: number[] = JSON.parse(valuesJson);
+    for (let i = 0; i < tss.length; i++) add(tss[i]!, values[i]!);
     addRaw(wholeTo, toTs);
     return points;
   }

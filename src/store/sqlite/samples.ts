@@ -84,6 +84,7 @@ export class Samples {
     const last15m = new Map<string, SampleRow>();
     const last1d = new Map<string, SampleRow>();
     for (const row of rows) {
+      if (!Number.isSafeInteger(row.ts)) throw new TypeError(`sample ts must be integer ms, not ${row.ts}`);
       written += this.#insert.run(...tuple(row)).changes;
       keepLatest(last15m, row, QUARTER_HOUR_MS);
       keepLatest(last1d, row, DAY_MS);

@@ -34,14 +34,12 @@ export class Snapshots {
   }
 
   load(): MeterSnapshot[] {
-    return this.#all
-      .all()
-      .map((r) => ({
-        devicePk: r.device_pk,
-        state: r.state,
-        ledgerSeq: r.ledger_seq,
-        updatedAt: r.updated_at,
-      }));
+    return this.#all.all().map((r) => ({
+      devicePk: r.device_pk,
+      state: r.state,
+      ledgerSeq: r.ledger_seq,
+      updatedAt: r.updated_at,
+    }));
   }
 }
 

@@ -1,0 +1,36 @@
+// Who may see what: an API key sees only its own account's spaces and devices (spec §5).
+
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../../http/errors.ts';
+import type { Account, DeviceRecord, Space, Store } from '../../store/types.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    account: Account;
+  }
+}
+
+export const API_KEY_HEADER = 'x-service-api-key';
+
+export async function authenticate(request: FastifyRequest, store: Store, now: number): Promise<void> {
+  const key = request.headers[API_KEY_HEADER];
+  if (typeof key !== 'string' || key === '') throw new ApiError('authentication_error');
+  const account = await store.accountForApiKey(key, now);
+  if (!account) throw new ApiError('authentication_error');
+  request.account = account;
+}
+
+/** The account's space, or not_your_space (also for a space that does not exist: no probing). */
+export async function ownSpace(store: Store, account: Account, spaceId: number): Promise<Space> {
+  const space = await store.getSpace(spaceId);
+  if (!space || space.accountId !== account.id) throw new ApiError('not_your_space');
+  return space;
+}
+
+/** The account's device in a space: device_not_found (400) or device_not_in_space (417) otherwise. */
+export async function ownDevice(store: Store, account: Account, deviceId: string): Promise<DeviceRecord> {
+  const device = await store.getDevice(deviceId);
+  if (!device || device.accountId !== account.id) throw new ApiError('device_not_found');
+  if (device.spaceId === null) throw new ApiError('device_not_in_space');
+  return device;
+}

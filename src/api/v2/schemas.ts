@@ -1,0 +1,57 @@
+// Request and response schemas of the v2 API, exactly as the spec names them. The same schemas
+// validate requests and document the OpenAPI contract.
+
+import { z } from 'zod';
+import { MODES } from '../../../simulator/meter/types.ts';
+
+// Bodies use z.object, which drops unknown keys: a client that PUTs back a whole record works, and
+// nothing outside the listed fields is ever applied (no mass assignment).
+export const spaceParams = z.object({
+  space_id: z.coerce.number({ error: 'space_id must be an integer' }).int().positive(),
+});
+export const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
+
+const text = (max: number) => z.string().max(max, `at most ${max} characters`);
+export const metadataBody = z
+  .object({
+    name: text(200).min(1).optional(),
+    description: text(2000).optional(),
+    udf1: text(255).nullable().optional(),
+  })
+  .refine((b) => b.name !== undefined || b.description !== undefined || b.udf1 !== undefined, {
+    message: 'at least one of name, description, udf1 is required',
+  });
+
+export const relayBody = z.object({ state: z.boolean() });
+export const modeBody = z.object({ mode: z.enum(MODES) });
+/** Paise per kWh; 0 is allowed (free supply), more than ₹1000/kWh is taken as a typo. */
+export const tariffBody = z.object({ tariff: z.number().int().min(0).max(100_000) });
+export const activeTariffBody = z.object({
+  active_tariff: z.union([z.literal(1), z.literal(2)], { error: 'active_tariff must be 1 (EB) or 2 (DG)' }),
+});
+export const wifiBody = z.object({
+  ssid: z.string().min(1, 'at least 1 character').max(32, 'at most 32 characters'),
+  password: z.string().max(64, 'at most 64 characters'),
+});
+export const gatewayBody = z.object({ state: z.boolean() });
+
+export const INTERVALS = ['15m', '30m', '60m', '1d'] as const;
+export const HISTORY_PROPERTIES = [
+  'energy',
+  'active_energy',
+  'active_power',
+  'voltage',
+  'current',
+  'power_factor',
+  'apparent_power',
+  'reactive_power',
+] as const;
+
+// History query strings are checked by hand (history.ts) so that each rule of the spec gets its
+// exact loc and message; this schema only documents them.
+export const historyQuery = z.object({
+  property_id: z.enum(HISTORY_PROPERTIES),
+  from_date: z.string().describe('YYYY-MM-DD, Asia/Kolkata'),
+  to_date: z.string().describe('YYYY-MM-DD, Asia/Kolkata'),
+  interval: z.enum(INTERVALS).optional().describe('default 1d'),
+});
