@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { v2Api } from '../api/v2/plugin.ts';
 import { simRoutes } from '../sim/routes.ts';
 import type { World } from '../world/world.ts';
 import { registerEnvelope, success } from './envelope.ts';
@@ -51,6 +52,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => success(now(), { status: 'ok' }));
+  await app.register(v2Api, { prefix: '/api/v2', world: opts.world, rateLimit: opts.rateLimit ?? 100 });
   await app.register(simRoutes, { prefix: '/sim/v1', world: opts.world, adminToken: opts.adminToken });
   return app;
 }

@@ -97,7 +97,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
         space_id: device.spaceId,
         model: device.model,
         mqtt: { url: world.mqttUrl, username: device.deviceId, password: secret },
-        meter: meterView(meter, now()),
+        kind: device.kind,
+        meter: meter ? meterView(meter, now()) : null,
       },
       'device created',
     );

@@ -48,6 +48,12 @@ export const deviceBody = z.strictObject({
     .min(0)
     .max(2 ** 31 - 1)
     .optional(),
+  external: z
+    .boolean()
+    .optional()
+    .describe(
+      'true: create only the device and its MQTT credentials; the meter runs elsewhere (bridge, real meter)',
+    ),
   ...udfFields,
 });
 

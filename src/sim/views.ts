@@ -75,6 +75,7 @@ export function deviceInputFrom(b: DeviceBody): NewDeviceInput {
     backfillDays: b.backfill_days,
     backfillPeriodS: b.backfill_period_s,
     seed: b.seed,
+    external: b.external,
     udf1: b.udf1 ?? null,
     udf2: b.udf2 ?? null,
     udf3: b.udf3 ?? null,

@@ -46,6 +46,11 @@ export interface NewDeviceInput extends Partial<Udfs> {
   /** Telemetry period of the backfilled history (default: the live period). */
   backfillPeriodS?: number;
   seed?: number;
+  /**
+   * An external meter (a real one, a bridged serial meter, or a virtual meter in another process):
+   * the device and its MQTT credentials are created, but no meter runs here.
+   */
+  external?: boolean;
 }
 
 export class WorldError extends Error {
@@ -144,7 +149,7 @@ export class World {
   /** Provisions a device and starts its virtual meter on the broker with its own credentials. */
   async provisionDevice(
     input: NewDeviceInput,
-  ): Promise<{ device: DeviceRecord; secret: string; meter: VirtualMeter }> {
+  ): Promise<{ device: DeviceRecord; secret: string; meter: VirtualMeter | null }> {
     if (!(await this.store.getAccount(input.accountId)))
       throw new WorldError('not_found', `account ${input.accountId} not found`);
     if (input.spaceId !== null) {
@@ -166,7 +171,7 @@ export class World {
         name: input.name ?? deviceId,
         description: input.description ?? '',
         model: input.model ?? 'basic',
-        kind: 'virtual',
+        kind: input.external ? 'external' : 'virtual',
         mqttSecretHash: hashSecret(secret),
         udf1: input.udf1 ?? null,
         udf2: input.udf2 ?? null,
@@ -177,6 +182,7 @@ export class World {
       now,
     );
     this.#pks.set(deviceId, device.pk);
+    if (input.external) return { device, secret, meter: null };
     const { state, samples } = newMeterState(input, deviceId, device.pk, now);
     if (samples.length > 0) await this.store.insertSamples(samples);
     const opening = await this.store.appendLedger({

@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { MODES } from '../../../simulator/meter/types.ts';
+import { DAY_MS, istDayStart } from '../../time/ist.ts';
 
 // Bodies use z.object, which drops unknown keys: a client that PUTs back a whole record works, and
 // nothing outside the listed fields is ever applied (no mass assignment).
@@ -47,11 +48,48 @@ export const HISTORY_PROPERTIES = [
   'reactive_power',
 ] as const;
 
-// History query strings are checked by hand (history.ts) so that each rule of the spec gets its
-// exact loc and message; this schema only documents them.
-export const historyQuery = z.object({
-  property_id: z.enum(HISTORY_PROPERTIES),
-  from_date: z.string().describe('YYYY-MM-DD, Asia/Kolkata'),
-  to_date: z.string().describe('YYYY-MM-DD, Asia/Kolkata'),
-  interval: z.enum(INTERVALS).optional().describe('default 1d'),
-});
+/** Longest range one history request may cover: a leap year of days, so "a year at 15m" always fits. */
+export const MAX_HISTORY_DAYS = 366;
+
+const required = (what: string) => (iss: { input: unknown }) =>
+  iss.input === undefined ? 'Field required' : what;
+
+const isoDate = z
+  .string({ error: required('Date does not match the format YYYY-MM-DD') })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'Date does not match the format YYYY-MM-DD', abort: true })
+  .refine((d) => istDayStart(d) !== null, {
+    error: (iss) => `${iss.input} is not a valid calendar date`,
+    abort: true,
+  })
+  .describe('YYYY-MM-DD (zero-padded), an Asia/Kolkata calendar day');
+
+/** Endpoint 12's query, with the spec's rules 4-6 as validation messages. */
+export const historyQuery = z
+  .object({
+    property_id: z
+      .string({ error: required('Invalid property ID') })
+      .refine((p) => (HISTORY_PROPERTIES as readonly string[]).includes(p), 'Invalid property ID')
+      .describe(`one of ${HISTORY_PROPERTIES.join(', ')}; availability varies by model`),
+    from_date: isoDate,
+    to_date: isoDate,
+    interval: z
+      .enum(INTERVALS, { error: `Input should be ${INTERVALS.map((i) => `'${i}'`).join(', ')}` })
+      .default('1d'),
+  })
+  .superRefine((q, ctx) => {
+    const from = istDayStart(q.from_date) as number;
+    const to = istDayStart(q.to_date) as number;
+    if (from > to)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['from_date'],
+        message: 'from_date must be on or before to_date',
+      });
+    else if ((to - from) / DAY_MS + 1 > MAX_HISTORY_DAYS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['to_date'],
+        message: `The range may cover at most ${MAX_HISTORY_DAYS} days`,
+      });
+    }
+  });

@@ -1,0 +1,51 @@
+// The v2 API under /api/v2: every request authenticated by X-Service-API-Key, then rate limited
+// per key, then routed. Authentication runs first so an unknown key never spends anyone's quota.
+
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../http/errors.ts';
+import { API_KEY_HEADER, authenticate } from './access.ts';
+import type { V2Options } from './context.ts';
+import { controlRoutes } from './routes/control.ts';
+import { deviceRoutes } from './routes/devices.ts';
+import { historyRoutes } from './routes/history.ts';
+import { spaceRoutes } from './routes/spaces.ts';
+import { wifiRoutes } from './routes/wifi.ts';
+
+export const RATE_WINDOW_MS = 60_000;
+
+export async function v2Api(app: FastifyInstance, opts: V2Options): Promise<void> {
+  const { world } = opts;
+  app.decorateRequest('account');
+  app.addHook('onRequest', async (request) => {
+    await authenticate(request, world.store, world.clock.now());
+  });
+
+  if (opts.rateLimit > 0) {
+    // Counted in wall-clock time (it protects the server, not the simulation), in this process's
+    // memory; several API instances would share a Redis store here (the plugin supports one).
+    await app.register(rateLimit, {
+      global: true,
+      max: opts.rateLimit,
+      timeWindow: RATE_WINDOW_MS,
+      hook: 'onRequest',
+      keyGenerator: (request) => String(request.headers[API_KEY_HEADER]),
+      enableDraftSpec: true,
+      errorResponseBuilder: (_request, context) =>
+        new ApiError(
+          'rate_limit_exceeded',
+          `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}.`,
+        ),
+    });
+    const policy = `${opts.rateLimit};w=${RATE_WINDOW_MS / 1000}`;
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('ratelimit-policy', policy);
+    });
+  }
+
+  // Only our own options go down: fastify's (prefix) would apply twice.
+  const routeOpts: V2Options = { world, rateLimit: opts.rateLimit };
+  for (const routes of [spaceRoutes, deviceRoutes, controlRoutes, historyRoutes, wifiRoutes]) {
+    await app.register(routes, routeOpts);
+  }
+}

@@ -1,0 +1,125 @@
+// Endpoints 7–11 and 15: relay, mode, tariffs and payment gateway. Each needs the meter online and
+// succeeds only once the meter itself has acknowledged the change.
+
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { MeterCommand } from '../../../../simulator/meter/types.ts';
+import { success } from '../../../http/envelope.ts';
+import { ownDevice } from '../access.ts';
+import type { V2Options } from '../context.ts';
+import { operate } from '../operate.ts';
+import { activeTariffBody, deviceParams, gatewayBody, modeBody, relayBody, tariffBody } from '../schemas.ts';
+
+export async function controlRoutes(app: FastifyInstance, { world }: V2Options): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { store, twins } = world;
+  const now = () => world.clock.now();
+  const tags = ['control'];
+  const security = [{ apiKey: [] }];
+
+  async function run(
+    account: Parameters<typeof ownDevice>[1],
+    deviceId: string,
+    command: MeterCommand,
+    message: string,
+  ) {
+    const device = await ownDevice(store, account, deviceId);
+    await operate(twins, device.deviceId, command);
+    return success(now(), true, message);
+  }
+
+  r.put(
+    '/devices/:device_id/relay',
+    { schema: { tags, security, summary: '7. Switch the relay', params: deviceParams, body: relayBody } },
+    (req) =>
+      run(req.account, req.params.device_id, { op: 'set_relay', on: req.body.state }, 'relay state updated'),
+  );
+
+  r.put(
+    '/devices/:device_id/mode',
+    {
+      schema: { tags, security, summary: '8. Set the operating mode', params: deviceParams, body: modeBody },
+    },
+    (req) => run(req.account, req.params.device_id, { op: 'set_mode', mode: req.body.mode }, 'mode updated'),
+  );
+
+  r.put(
+    '/devices/:device_id/tariffs/eb',
+    {
+      schema: {
+        tags,
+        security,
+        summary: '9. Set the EB tariff (paise per kWh)',
+        params: deviceParams,
+        body: tariffBody,
+      },
+    },
+    (req) =>
+      run(
+        req.account,
+        req.params.device_id,
+        { op: 'set_tariff', slot: 'eb', paise: req.body.tariff },
+        'EB tariff updated',
+      ),
+  );
+
+  r.put(
+    '/devices/:device_id/tariffs/dg',
+    {
+      schema: {
+        tags,
+        security,
+        summary: '10. Set the DG tariff (paise per kWh)',
+        params: deviceParams,
+        body: tariffBody,
+      },
+    },
+    (req) =>
+      run(
+        req.account,
+        req.params.device_id,
+        { op: 'set_tariff', slot: 'dg', paise: req.body.tariff },
+        'DG tariff updated',
+      ),
+  );
+
+  r.put(
+    '/devices/:device_id/tariffs/active',
+    {
+      schema: {
+        tags,
+        security,
+        summary: '11. Select the active tariff (1 = EB, 2 = DG)',
+        params: deviceParams,
+        body: activeTariffBody,
+      },
+    },
+    (req) =>
+      run(
+        req.account,
+        req.params.device_id,
+        { op: 'set_active_tariff', tariff: req.body.active_tariff },
+        'active tariff updated',
+      ),
+  );
+
+  r.put(
+    '/devices/:device_id/payments/gateway',
+    {
+      schema: {
+        tags,
+        security,
+        summary: '15. Enable or disable the payment gateway',
+        params: deviceParams,
+        body: gatewayBody,
+      },
+    },
+    (req) =>
+      run(
+        req.account,
+        req.params.device_id,
+        { op: 'set_gateway', enabled: req.body.state },
+        'payment gateway state updated',
+      ),
+  );
+}

@@ -1,0 +1,93 @@
+// Endpoints 4–6: the device record, its live flattened metrics, and its metadata.
+
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { decodeReplyData } from '../../../../firmware-protocol/mqtt/codec.ts';
+import { success } from '../../../http/envelope.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { ownDevice } from '../access.ts';
+import type { V2Options } from '../context.ts';
+import { operate } from '../operate.ts';
+import { deviceParams, metadataBody } from '../schemas.ts';
+import { deviceView, type LatestSample, latestOf } from '../views.ts';
+
+export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { store, twins } = world;
+  const now = () => world.clock.now();
+  const tags = ['devices'];
+  const security = [{ apiKey: [] }];
+
+  r.get(
+    '/devices/:device_id/',
+    {
+      schema: { tags, security, summary: '4. Get a device with its current readings', params: deviceParams },
+    },
+    async (req) => {
+      const device = await ownDevice(store, req.account, req.params.device_id);
+      // biome-ignore lint/style/noNonNullAssertion: ownDevice guarantees a space of the same account
+      const space = (await store.getSpace(device.spaceId!))!;
+      const twin = twins.get(device.deviceId);
+      // The twin's newest reading is fresher; the store answers until the meter has published one.
+      const sample = twin?.latest ? null : ((await store.latestSample(device.pk)) as LatestSample | null);
+      return success(now(), deviceView(device, space, twin, latestOf(twin, sample)));
+    },
+  );
+
+  r.get(
+    '/devices/:device_id/metrics',
+    {
+      schema: {
+        tags,
+        security,
+        summary: '5. Read the current metrics live from the meter',
+        params: deviceParams,
+      },
+    },
+    async (req) => {
+      const device = await ownDevice(store, req.account, req.params.device_id);
+      const data = await operate(
+        twins,
+        device.deviceId,
+        { op: 'read' },
+        { offline: 'device_offline', timeout: 'properties_unreadable' },
+      );
+      const read = decodeReplyData('read', data);
+      if (!read.ok)
+        throw new ApiError('properties_unreadable', `Device properties unreadable: ${read.error.message}`);
+      const { readings, state } = read.value;
+      return success(now(), {
+        device_id: device.deviceId,
+        eb_tariff: state.eb_tariff,
+        dg_tariff: state.dg_tariff,
+        active_tariff: state.active_tariff,
+        energy: readings.energy,
+        active_power: readings.active_power,
+        voltage: readings.voltage,
+        balance: state.balance,
+        relay_state: state.relay_state,
+        mode: state.mode.toUpperCase(),
+        pg_enabled: state.pg_enabled,
+      });
+    },
+  );
+
+  r.put(
+    '/devices/:device_id/',
+    {
+      schema: {
+        tags,
+        security,
+        summary: '6. Update device metadata',
+        params: deviceParams,
+        body: metadataBody,
+      },
+    },
+    async (req) => {
+      const device = await ownDevice(store, req.account, req.params.device_id);
+      const { name, description, udf1 } = req.body;
+      await store.updateDevice(device.deviceId, { name, description, udf1 });
+      return success(now(), true, 'device updated');
+    },
+  );
+}

@@ -1,0 +1,65 @@
+// Endpoint 12: history. Each value is the raw meter reading at the end of its interval (the last
+// sample inside it), stamped with the interval's last second in +05:30; empty intervals are left out.
+
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { success } from '../../../http/envelope.ts';
+import { ApiError } from '../../../http/errors.ts';
+import type { BucketMinutes, SampleProperty } from '../../../store/types.ts';
+import { DAY_MS, istDayStart, toIstIsoSeconds } from '../../../time/ist.ts';
+import { ownDevice } from '../access.ts';
+import type { V2Options } from '../context.ts';
+import { deviceParams, historyQuery, type INTERVALS } from '../schemas.ts';
+import { propertiesOf } from '../views.ts';
+
+const BUCKETS: Record<(typeof INTERVALS)[number], BucketMinutes> = {
+  '15m': 15,
+  '30m': 30,
+  '60m': 60,
+  '1d': 1440,
+};
+
+export async function historyRoutes(app: FastifyInstance, { world }: V2Options): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { store, twins } = world;
+  const now = () => world.clock.now();
+
+  r.get(
+    '/devices/:device_id/metrics/history',
+    {
+      schema: {
+        tags: ['history'],
+        security: [{ apiKey: [] }],
+        summary: '12. Historical readings',
+        params: deviceParams,
+        querystring: historyQuery,
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const device = await ownDevice(store, req.account, req.params.device_id);
+      // `energy` and `active_energy` both name the cumulative active energy register.
+      const stored: SampleProperty =
+        q.property_id === 'active_energy' ? 'energy' : (q.property_id as SampleProperty);
+      const property = propertiesOf(device, twins.get(device.deviceId)).find((p) => p.property_id === stored);
+      if (!property) throw ApiError.validation([{ loc: ['property_id'], msg: 'Invalid property ID' }]);
+      const bucket = BUCKETS[q.interval];
+      const bucketMs = bucket * 60_000;
+      const fromTs = istDayStart(q.from_date) as number;
+      const toTs = (istDayStart(q.to_date) as number) + DAY_MS;
+      const points = await store.history(device.pk, stored, fromTs, toTs, bucket);
+      const readings = points.map((p) => ({
+        property_id: q.property_id,
+        value: p.value,
+        unit: property.unit,
+        timestamp: toIstIsoSeconds(p.bucketStart + bucketMs - 1000),
+      }));
+      return success(now(), {
+        device_id: device.deviceId,
+        from_date: q.from_date,
+        to_date: q.to_date,
+        readings,
+      });
+    },
+  );
+}

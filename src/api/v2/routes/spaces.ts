@@ -1,0 +1,60 @@
+// Endpoints 1–3: spaces with their device summaries.
+
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { success } from '../../../http/envelope.ts';
+import type { DeviceRecord } from '../../../store/types.ts';
+import { ownSpace } from '../access.ts';
+import type { V2Options } from '../context.ts';
+import { metadataBody, spaceParams } from '../schemas.ts';
+import { spaceView } from '../views.ts';
+
+export async function spaceRoutes(app: FastifyInstance, { world }: V2Options): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { store, twins } = world;
+  const now = () => world.clock.now();
+  const twinOf = (id: string) => twins.get(id);
+  const tags = ['spaces'];
+  const security = [{ apiKey: [] }];
+
+  r.get('/spaces/', { schema: { tags, security, summary: '1. List spaces' } }, async (req) => {
+    const [spaces, devices] = await Promise.all([
+      store.listSpaces(req.account.id),
+      store.listDevices({ accountId: req.account.id }),
+    ]);
+    const bySpace = new Map<number, DeviceRecord[]>();
+    for (const d of devices) {
+      if (d.spaceId === null) continue;
+      const list = bySpace.get(d.spaceId) ?? [];
+      list.push(d);
+      bySpace.set(d.spaceId, list);
+    }
+    return success(
+      now(),
+      spaces.map((s) => spaceView(s, bySpace.get(s.id) ?? [], twinOf)),
+    );
+  });
+
+  r.get(
+    '/spaces/:space_id/',
+    { schema: { tags, security, summary: '2. Get a space', params: spaceParams } },
+    async (req) => {
+      const space = await ownSpace(store, req.account, req.params.space_id);
+      const devices = await store.listDevices({ spaceId: space.id });
+      return success(now(), spaceView(space, devices, twinOf));
+    },
+  );
+
+  r.put(
+    '/spaces/:space_id/',
+    { schema: { tags, security, summary: '3. Update a space', params: spaceParams, body: metadataBody } },
+    async (req) => {
+      await ownSpace(store, req.account, req.params.space_id);
+      const { name, description, udf1 } = req.body;
+      const space = await store.updateSpace(req.params.space_id, { name, description, udf1 });
+      const devices = await store.listDevices({ spaceId: req.params.space_id });
+      // biome-ignore lint/style/noNonNullAssertion: ownSpace just found it, and spaces are never deleted
+      return success(now(), spaceView(space!, devices, twinOf), 'space updated');
+    },
+  );
+}
