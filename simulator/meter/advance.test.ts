@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { fastForward } from './advance.ts';
 import type { CreateMeterOptions } from './create.ts';
+import { hash32 } from './rng.ts';
 import { advance, DAY, HOUR, MINUTE, meter, paise, samples, T0 } from './test-helpers.ts';
 import type { MeterState } from './types.ts';
 
@@ -85,6 +86,46 @@ describe('fastForward ≡ step(advance)', () => {
     expect(fast.state).toStrictEqual(ref.state);
     expect(fast.samples).toStrictEqual(samples(ref.effects));
     expect(fast.samples.length).toBeGreaterThan(0);
+  });
+
+  it('agrees on 300 cut-offs at seeded positions', () => {
+    let cutOffs = 0;
+    for (let i = 0; i < 300; i++) {
+      const load =
+        i % 2 === 0 ? house(i, 500 + (hash32(1, i) % 5000)) : { kind: 'constant' as const, watts: i * 37.7 };
+      const tariff = 1 + (hash32(2, i) % 3000);
+      const m = meter({ mode: 'prepaid', load, ebTariff: tariff, telemetryPeriodMs: QUARTER });
+      // credit for 0..~4.8 kWh plus a remainder, in units, so the crossing lands anywhere in a segment
+      const energy = BigInt(hash32(3, i)) * BigInt(1 + (hash32(4, i) % 4000));
+      const s = { ...m, balance: BigInt(tariff) * energy + BigInt(hash32(5, i) % tariff) };
+      const ref = advance(s, T0 + 6 * HOUR);
+      const fast = fastForward(s, T0 + 6 * HOUR);
+      expect(fast.state).toStrictEqual(ref.state);
+      expect(fast.samples).toStrictEqual(samples(ref.effects));
+      if (ref.state.balance < 0n) cutOffs++;
+    }
+    expect(cutOffs).toBeGreaterThan(200);
+  });
+
+  it('agrees on cut-offs at the first and last ms of a minute of household load', () => {
+    const m = meter({ mode: 'prepaid', load: house(99), telemetryPeriodMs: QUARTER });
+    for (let k = 1; k <= 30; k++) {
+      const minute = T0 + k * 17 * MINUTE;
+      // energy drawn up to an instant, metered without billing
+      const drawn = (t: number) => advance({ ...m, mode: 'measurement' }, t).state.energy;
+      for (const [credit, cut] of [
+        [drawn(minute + MINUTE - 1), minute + MINUTE], // the minute's last ms takes it below zero
+        [drawn(minute), minute + 1], // its first ms does
+        [drawn(minute) - 1n, minute], // the previous minute's last ms does
+      ] as const) {
+        const s = { ...m, balance: 800n * credit };
+        const ref = advance(s, T0 + DAY);
+        expect(ref.effects.find((e) => e.type === 'state')).toMatchObject({ state: { ts: cut } });
+        const fast = fastForward(s, T0 + DAY);
+        expect(fast.state).toStrictEqual(ref.state);
+        expect(fast.samples).toStrictEqual(samples(ref.effects));
+      }
+    }
   });
 
   it('actually cuts off in the prepaid case (the table is not vacuous)', () => {

@@ -83,7 +83,7 @@ function runTo(s: MeterState, end: number): void {
     }
     if (budgetIsBalance) {
       // [M-6] The first ms at which the balance is below zero; the relay opens there.
-      const dt = floorDiv(budget - acc, p);
+      const dt = floorDiv(budget - acc, p) + 1;
       addEnergy(s, acc + p * dt, rate);
       s.lastTs = t + dt;
       return;
