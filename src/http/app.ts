@@ -24,6 +24,9 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });
+  // Bodies are JSON only (spec §4): fastify's default text/plain parser would hand a string to the
+  // schema and answer 422; without it a non-JSON body is 415 unsupported_media_type.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from typed objects, so they are serialized as they are: validating every
   // response against its schema would cost more than the route itself. Tests check the shapes.

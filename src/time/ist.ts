@@ -24,10 +24,11 @@ export function istDayStart(date: string): number | null {
   const m = DATE_RE.exec(date);
   if (!m) return null;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const utc = Date.UTC(y, mo - 1, d);
-  const back = new Date(utc);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return null;
-  return utc - IST_OFFSET_MS;
+  // setUTCFullYear, not Date.UTC, which takes years 0-99 as 1900-1999 and would call 0099-01-01 no date.
+  const day = new Date(0);
+  day.setUTCFullYear(y, mo - 1, d);
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return null;
+  return day.getTime() - IST_OFFSET_MS;
 }
 
 /** The Asia/Kolkata calendar date (YYYY-MM-DD) of an instant. */

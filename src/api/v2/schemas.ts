@@ -8,7 +8,7 @@ import { DAY_MS, istDayStart } from '../../time/ist.ts';
 // Bodies use z.object, which drops unknown keys: a client that PUTs back a whole record works, and
 // nothing outside the listed fields is ever applied (no mass assignment).
 export const spaceParams = z.object({
-  space_id: z.coerce.number({ error: 'space_id must be an integer' }).int().positive(),
+  space_id: z.coerce.number({ error: 'space_id must be a positive integer' }).int().positive(),
 });
 export const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
 

@@ -25,7 +25,7 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
     },
     async (req) => {
       const device = await ownDevice(store, req.account, req.params.device_id);
-      // biome-ignore lint/style/noNonNullAssertion: ownDevice guarantees a space of the same account
+      // ownDevice guarantees a space of the same account
       const space = (await store.getSpace(device.spaceId!))!;
       const twin = twins.get(device.deviceId);
       // The twin's newest reading is fresher; the store answers until the meter has published one.
@@ -51,7 +51,7 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
         device.deviceId,
         { op: 'read' },
         { offline: 'device_offline', timeout: 'properties_unreadable' },
-      );
+      ).catch(propertiesUnreadable);
       const read = decodeReplyData('read', data);
       if (!read.ok)
         throw new ApiError('properties_unreadable', `Device properties unreadable: ${read.error.message}`);
@@ -90,4 +90,12 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
       return success(now(), true, 'device updated');
     },
   );
+}
+
+/** A read that timed out: the spec's detail says "properties unreadable", then why. */
+function propertiesUnreadable(err: unknown): never {
+  if (err instanceof ApiError && err.code === 'properties_unreadable') {
+    throw new ApiError('properties_unreadable', `Device properties unreadable: ${err.detail}`);
+  }
+  throw err;
 }

@@ -53,7 +53,7 @@ export async function spaceRoutes(app: FastifyInstance, { world }: V2Options): P
       const { name, description, udf1 } = req.body;
       const space = await store.updateSpace(req.params.space_id, { name, description, udf1 });
       const devices = await store.listDevices({ spaceId: req.params.space_id });
-      // biome-ignore lint/style/noNonNullAssertion: ownSpace just found it, and spaces are never deleted
+      // ownSpace just found it, and spaces are never deleted
       return success(now(), spaceView(space!, devices, twinOf), 'space updated');
     },
   );
