@@ -12,7 +12,7 @@ export interface SuccessEnvelope<T> {
   timestamp: string;
 }
 
-export function success<T>(now: number, data: T, message?: string): SuccessEnvelope<T> {
+export function success<const T>(now: number, data: T, message?: string): SuccessEnvelope<T> {
   return message === undefined
     ? { success: true, data, timestamp: toIstIso(now) }
     : { success: true, data, message, timestamp: toIstIso(now) };

@@ -7,7 +7,7 @@ import type { DeviceRecord, Space } from '../../store/types.ts';
 
 export interface PropertyInfo {
   property_id: string;
-  context_type: string;
+  context_type: 'cumulative' | 'instantaneous';
   unit: string;
 }
 

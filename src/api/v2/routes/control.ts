@@ -8,6 +8,8 @@ import { success } from '../../../http/envelope.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
 import { operate } from '../operate.ts';
+import * as R from '../responses.ts';
+import { responses } from '../responses.ts';
 import { activeTariffBody, deviceParams, gatewayBody, modeBody, relayBody, tariffBody } from '../schemas.ts';
 
 export async function controlRoutes(app: FastifyInstance, { world }: V2Options): Promise<void> {
@@ -30,7 +32,16 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
 
   r.put(
     '/devices/:device_id/relay',
-    { schema: { tags, security, summary: '7. Switch the relay', params: deviceParams, body: relayBody } },
+    {
+      schema: {
+        tags,
+        security,
+        summary: '7. Switch the relay',
+        response: responses(R.done),
+        params: deviceParams,
+        body: relayBody,
+      },
+    },
     (req) =>
       run(req.account, req.params.device_id, { op: 'set_relay', on: req.body.state }, 'relay state updated'),
   );
@@ -38,7 +49,14 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
   r.put(
     '/devices/:device_id/mode',
     {
-      schema: { tags, security, summary: '8. Set the operating mode', params: deviceParams, body: modeBody },
+      schema: {
+        tags,
+        security,
+        summary: '8. Set the operating mode',
+        response: responses(R.done),
+        params: deviceParams,
+        body: modeBody,
+      },
     },
     (req) => run(req.account, req.params.device_id, { op: 'set_mode', mode: req.body.mode }, 'mode updated'),
   );
@@ -50,6 +68,7 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
         tags,
         security,
         summary: '9. Set the EB tariff (paise per kWh)',
+        response: responses(R.done),
         params: deviceParams,
         body: tariffBody,
       },
@@ -70,6 +89,7 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
         tags,
         security,
         summary: '10. Set the DG tariff (paise per kWh)',
+        response: responses(R.done),
         params: deviceParams,
         body: tariffBody,
       },
@@ -90,6 +110,7 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
         tags,
         security,
         summary: '11. Select the active tariff (1 = EB, 2 = DG)',
+        response: responses(R.done),
         params: deviceParams,
         body: activeTariffBody,
       },
@@ -110,6 +131,7 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
         tags,
         security,
         summary: '15. Enable or disable the payment gateway',
+        response: responses(R.done),
         params: deviceParams,
         body: gatewayBody,
       },

@@ -8,6 +8,8 @@ import { ApiError } from '../../../http/errors.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
 import { operate } from '../operate.ts';
+import * as R from '../responses.ts';
+import { responses } from '../responses.ts';
 import { deviceParams, metadataBody } from '../schemas.ts';
 import { deviceView, type LatestSample, latestOf } from '../views.ts';
 
@@ -21,7 +23,13 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
   r.get(
     '/devices/:device_id/',
     {
-      schema: { tags, security, summary: '4. Get a device with its current readings', params: deviceParams },
+      schema: {
+        tags,
+        security,
+        summary: '4. Get a device with its current readings',
+        response: responses(R.device),
+        params: deviceParams,
+      },
     },
     async (req) => {
       const device = await ownDevice(store, req.account, req.params.device_id);
@@ -41,6 +49,7 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
         tags,
         security,
         summary: '5. Read the current metrics live from the meter',
+        response: responses(R.metrics),
         params: deviceParams,
       },
     },
@@ -66,7 +75,7 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
         voltage: readings.voltage,
         balance: state.balance,
         relay_state: state.relay_state,
-        mode: state.mode.toUpperCase(),
+        mode: state.mode.toUpperCase() as Uppercase<typeof state.mode>,
         pg_enabled: state.pg_enabled,
       });
     },
@@ -79,6 +88,7 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
         tags,
         security,
         summary: '6. Update device metadata',
+        response: responses(R.done),
         params: deviceParams,
         body: metadataBody,
       },

@@ -9,6 +9,8 @@ import type { BucketMinutes, SampleProperty } from '../../../store/types.ts';
 import { DAY_MS, istDayStart, toIstIsoSeconds } from '../../../time/ist.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
+import * as R from '../responses.ts';
+import { responses } from '../responses.ts';
 import { deviceParams, historyQuery, type INTERVALS } from '../schemas.ts';
 import { propertiesOf } from '../views.ts';
 
@@ -31,6 +33,7 @@ export async function historyRoutes(app: FastifyInstance, { world }: V2Options):
         tags: ['history'],
         security: [{ apiKey: [] }],
         summary: '12. Historical readings',
+        response: responses(R.history),
         params: deviceParams,
         querystring: historyQuery,
       },

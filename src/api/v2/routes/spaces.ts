@@ -6,6 +6,8 @@ import { success } from '../../../http/envelope.ts';
 import type { DeviceRecord } from '../../../store/types.ts';
 import { ownSpace } from '../access.ts';
 import type { V2Options } from '../context.ts';
+import * as R from '../responses.ts';
+import { responses } from '../responses.ts';
 import { metadataBody, spaceParams } from '../schemas.ts';
 import { spaceView } from '../views.ts';
 
@@ -37,7 +39,15 @@ export async function spaceRoutes(app: FastifyInstance, { world }: V2Options): P
 
   r.get(
     '/spaces/:space_id/',
-    { schema: { tags, security, summary: '2. Get a space', params: spaceParams } },
+    {
+      schema: {
+        tags,
+        security,
+        summary: '2. Get a space',
+        response: responses(R.space),
+        params: spaceParams,
+      },
+    },
     async (req) => {
       const space = await ownSpace(store, req.account, req.params.space_id);
       const devices = await store.listDevices({ spaceId: space.id });
@@ -47,7 +57,16 @@ export async function spaceRoutes(app: FastifyInstance, { world }: V2Options): P
 
   r.put(
     '/spaces/:space_id/',
-    { schema: { tags, security, summary: '3. Update a space', params: spaceParams, body: metadataBody } },
+    {
+      schema: {
+        tags,
+        security,
+        summary: '3. Update a space',
+        response: responses(R.space),
+        params: spaceParams,
+        body: metadataBody,
+      },
+    },
     async (req) => {
       await ownSpace(store, req.account, req.params.space_id);
       const { name, description, udf1 } = req.body;

@@ -9,6 +9,8 @@ import { ApiError } from '../../../http/errors.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
 import { operate } from '../operate.ts';
+import * as R from '../responses.ts';
+import { responses } from '../responses.ts';
 import { deviceParams, wifiBody } from '../schemas.ts';
 
 const UNREACHABLE = { offline: 'device_not_found', timeout: 'device_not_found' } as const;
@@ -22,7 +24,15 @@ export async function wifiRoutes(app: FastifyInstance, { world }: V2Options): Pr
 
   r.get(
     '/devices/:device_id/wifi',
-    { schema: { tags, security, summary: '13. Read the WiFi status', params: deviceParams } },
+    {
+      schema: {
+        tags,
+        security,
+        summary: '13. Read the WiFi status',
+        response: responses(R.wifi),
+        params: deviceParams,
+      },
+    },
     async (req) => {
       const device = await ownDevice(store, req.account, req.params.device_id);
       const data = await operate(twins, device.deviceId, { op: 'get_wifi' }, UNREACHABLE).catch(
@@ -43,6 +53,7 @@ export async function wifiRoutes(app: FastifyInstance, { world }: V2Options): Pr
         tags,
         security,
         summary: '14. Set the primary WiFi network (2.4 GHz)',
+        response: responses(R.done),
         params: deviceParams,
         body: wifiBody,
       },
