@@ -1,0 +1,96 @@
+// Frames over a SerialLink: parses what arrives, formats what is sent, and answers unusable lines the way
+// PROTOCOL.md says [SP-6] (ERR, or NAK for a readable CMD; never an answer to an ERR). Both ends use it:
+// the bridge, and the serial meter in simulator/serial-meter.ts.
+
+import { formatFrame, type ProtocolError, parseLine } from '../../firmware-protocol/serial/codec.ts';
+import type { Frame, ProtocolErrorCode } from '../../firmware-protocol/serial/frames.ts';
+import { MAX_LINE_BYTES } from '../../firmware-protocol/serial/frames.ts';
+import { type Logger, SerialLink } from './link.ts';
+import type { Recorder } from './recorder.ts';
+
+/** Longest `msg` we put in an ERR or NAK, so the line always fits [SP-2.2] even fully escaped. */
+const MAX_MSG_CHARS = 200;
+
+export interface LinePortOptions {
+  serial: string;
+  baud: number;
+  log: Logger;
+  recorder?: Recorder;
+  onFrame: (frame: Frame) => void;
+  onOpen: () => void;
+  onClose: (reason: string) => void;
+  /** Told about every unusable line, after it was answered. */
+  onError?: (error: ProtocolError) => void;
+  /** Every line written. */
+  onSent?: (line: string) => void;
+}
+
+export class LinePort {
+  readonly link: SerialLink;
+  readonly #opts: LinePortOptions;
+
+  constructor(opts: LinePortOptions) {
+    this.#opts = opts;
+    this.link = new SerialLink({
+      path: opts.serial,
+      baud: opts.baud,
+      log: opts.log,
+      onLine: (line) => this.receive(line),
+      onOversize: (bytes) => this.#receiveOversize(bytes),
+      onOpen: opts.onOpen,
+      onClose: opts.onClose,
+    });
+  }
+
+  /** One line as received (without `\n`). Public so tests and benches can feed lines directly. */
+  receive(line: string): void {
+    const result = parseLine(line);
+    if (result.ok === 'empty') return; // [SP-2.3]
+    if (result.ok) {
+      this.#opts.recorder?.write({ dir: 'rx', line, frame: result.frame });
+      this.#opts.onFrame(result.frame);
+      return;
+    }
+    const { error } = result;
+    this.#opts.recorder?.write({ dir: 'rx', line, error });
+    this.#answer(error, line.startsWith('ERR'));
+  }
+
+  /** Formats and writes a frame; false when the port is closed (the line is lost, as on a real wire). */
+  send(frame: Frame): boolean {
+    const line = formatFrame(frame);
+    this.#opts.recorder?.write({ dir: 'tx', line, frame });
+    const sent = this.link.write(line);
+    if (sent) this.#opts.onSent?.(line);
+    return sent;
+  }
+
+  /** [SP-6.3] Answers with an ERR line. */
+  refuse(code: ProtocolErrorCode, rule: string, message: string): void {
+    this.#answer({ code, rule, message }, false);
+  }
+
+  #receiveOversize(bytes: number): void {
+    const error: ProtocolError = {
+      code: 'too_long',
+      rule: 'SP-2.2',
+      message: `line of ${bytes} bytes; at most ${MAX_LINE_BYTES}`,
+    };
+    this.#opts.recorder?.write({ dir: 'rx', line: null, bytes, error });
+    this.#answer(error, false);
+  }
+
+  #answer(error: ProtocolError, isErr: boolean): void {
+    const msg = `[${error.rule}] ${error.message}`.slice(0, MAX_MSG_CHARS);
+    if (isErr) {
+      this.#opts.log('warn', `unusable ERR line not answered [SP-6.4]: ${msg}`);
+    } else if (error.type === 'CMD' && error.seq !== undefined && error.id !== undefined) {
+      // [SP-6.3] as MC-9.1: the command is answered, not the line.
+      const code = error.message.startsWith('op: unknown') ? 'unsupported' : 'bad_request';
+      this.send({ type: 'NAK', seq: error.seq, id: error.id, code, msg });
+    } else {
+      this.send({ type: 'ERR', code: error.code, msg });
+    }
+    this.#opts.onError?.(error);
+  }
+}

@@ -1,0 +1,128 @@
+// `meterstack meter`: a virtual meter that speaks the serial line protocol on a serial device, as firmware
+// would (simulator/serial-meter.ts). Its clock is real time.
+
+import { parseArgs } from 'node:util';
+import { DEFAULT_BAUD, DEFAULT_KEEPALIVE_S } from '../../firmware-protocol/serial/frames.ts';
+import { VirtualClock } from '../../simulator/clock.ts';
+import { createMeter } from '../../simulator/meter/index.ts';
+import { type MeterModel, MODELS, MODES, type Mode } from '../../simulator/meter/types.ts';
+import { SerialMeter } from '../../simulator/serial-meter.ts';
+import { log, onSignals } from './log.ts';
+
+export const METER_HELP = `usage: meterstack meter --serial <path> --device <id> [flags]
+
+Runs one virtual meter (the simulator's state machine) on a serial device, speaking the line protocol
+of firmware-protocol/serial/PROTOCOL.md. Pair it with \`meterstack bridge\` on the other end.
+
+  --serial <path>             serial device (required)
+  --device <id>               device id (required)
+  --baud <n>                  baud rate (default ${DEFAULT_BAUD})
+  --model basic|full          (default basic)
+  --mode <mode>               prepaid|postpaid|measurement|relay_off (default prepaid)
+  --balance <paise>           opening balance (default 0)
+  --load-watts <w>            constant load (default 0)
+  --energy-kwh <kwh>          opening energy register (default 0)
+  --telemetry-period-s <s>    seconds between samples (default 60)
+  --keepalive-s <s>           PING period, 1..60 (default ${DEFAULT_KEEPALIVE_S})
+  --firmware <text>           firmware version reported in HELLO
+`;
+
+function usageError(msg: string): void {
+  process.stderr.write(`meterstack meter: ${msg}\n\n${METER_HELP}`);
+  process.exitCode = 2;
+}
+
+function num(
+  name: string,
+  text: string | undefined,
+  check: (n: number) => boolean,
+): number | undefined | null {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !check(n)) {
+    usageError(`--${name}: invalid value ${text}`);
+    return null;
+  }
+  return n;
+}
+
+export async function runMeter(argv: string[]): Promise<void> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        serial: { type: 'string' },
+        device: { type: 'string' },
+        baud: { type: 'string' },
+        model: { type: 'string' },
+        mode: { type: 'string' },
+        balance: { type: 'string' },
+        'load-watts': { type: 'string' },
+        'energy-kwh': { type: 'string' },
+        'telemetry-period-s': { type: 'string' },
+        'keepalive-s': { type: 'string' },
+        firmware: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+  if (values['help']) {
+    process.stdout.write(METER_HELP);
+    return;
+  }
+  const str = (k: string) => values[k] as string | undefined;
+  const serial = str('serial');
+  const deviceId = str('device');
+  if (!serial) return usageError('--serial is required');
+  if (!deviceId) return usageError('--device is required');
+  const model = str('model') ?? 'basic';
+  const mode = str('mode') ?? 'prepaid';
+  if (!MODELS.includes(model as MeterModel)) return usageError(`--model must be one of ${MODELS.join(', ')}`);
+  if (!MODES.includes(mode as Mode)) return usageError(`--mode must be one of ${MODES.join(', ')}`);
+  const positiveInt = (n: number) => Number.isInteger(n) && n > 0;
+  const baud = num('baud', str('baud'), positiveInt);
+  const balance = num('balance', str('balance'), Number.isSafeInteger);
+  const watts = num('load-watts', str('load-watts'), (n) => n >= 0 && n <= 1e6);
+  const energy = num('energy-kwh', str('energy-kwh'), (n) => n >= 0);
+  const period = num('telemetry-period-s', str('telemetry-period-s'), (n) => n > 0 && n <= 86_400);
+  const keepalive = num('keepalive-s', str('keepalive-s'), (n) => Number.isInteger(n) && n >= 1 && n <= 60);
+  if ([baud, balance, watts, energy, period, keepalive].includes(null)) return;
+
+  const clock = new VirtualClock();
+  let state: ReturnType<typeof createMeter>;
+  try {
+    state = createMeter(
+      {
+        deviceId,
+        model: model as MeterModel,
+        mode: mode as Mode,
+        balance: balance ?? undefined,
+        energyKwh: energy ?? undefined,
+        load: { kind: 'constant', watts: watts ?? 0 },
+        telemetryPeriodMs: period ? Math.round(period * 1000) : undefined,
+        firmware: str('firmware') ?? 'meterstack-serial/1.0.0',
+      },
+      clock.now(),
+    );
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+  const meter = new SerialMeter({
+    state,
+    serial,
+    baud: baud ?? DEFAULT_BAUD,
+    now: () => clock.now(),
+    log,
+    keepaliveS: keepalive ?? DEFAULT_KEEPALIVE_S,
+  });
+  log('info', `meter ${deviceId} (${model}) on ${serial}`);
+  meter.start();
+  onSignals(async (signal) => {
+    log('info', `${signal}: meter going away (BYE)`);
+    await meter.stop();
+  });
+}

@@ -1,0 +1,80 @@
+// `meterstack serve` as a child process, for what only a real process can show: a kill -9, a signal,
+// an exit code. Parses the banner for the URLs; collects stdout and stderr.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/meterstack.js', import.meta.url));
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export class ServeProcess {
+  readonly proc: ChildProcess;
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<Exit>;
+
+  constructor(args: string[], env: Record<string, string | undefined> = {}) {
+    // Only the variables given here, so the caller's METERSTACK_* do not leak into the child.
+    const base = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('METERSTACK_')),
+    );
+    this.proc = spawn(process.execPath, [BIN, 'serve', ...args], {
+      cwd: REPO_ROOT,
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      this.stdout += d;
+    });
+    this.proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.stderr += d;
+    });
+    this.exited = new Promise((resolve) =>
+      this.proc.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+  }
+
+  /** Resolves with the URLs of the banner once the service is up; rejects if it exits first. */
+  async ready(timeoutMs = 20_000): Promise<{ httpUrl: string; mqttUrl: string }> {
+    const deadline = Date.now() + timeoutMs;
+    let exited = false;
+    void this.exited.then(() => {
+      exited = true;
+    });
+    for (;;) {
+      const http = /HTTP API\s+(http:\/\/\S+)/.exec(this.stdout);
+      const mqtt = /MQTT broker\s+(mqtt:\/\/\S+)/.exec(this.stdout);
+      if (http && mqtt) return { httpUrl: http[1]!, mqttUrl: mqtt[1]! };
+      if (exited || Date.now() > deadline) {
+        throw new Error(
+          `serve ${exited ? 'exited' : 'did not start'}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** Sends `signal` and waits for the process to end. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
+    return this.exited;
+  }
+}
+
+/** Runs `meterstack serve` to completion (for flags that make it exit at once). */
+export async function runServe(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<Exit & { stdout: string; stderr: string }> {
+  const p = new ServeProcess(args, env);
+  const timer = setTimeout(() => p.proc.kill('SIGKILL'), timeoutMs);
+  const exit = await p.exited;
+  clearTimeout(timer);
+  return { ...exit, stdout: p.stdout, stderr: p.stderr };
+}
