@@ -23,6 +23,8 @@ export interface ServiceConfig {
   /** The demo account's API key. */
   apiKey: string;
   speed: number;
+  /** Virtual time (ms since epoch) a fresh store's clock starts at; default: now. Scenarios fix it. */
+  clockStart?: number;
   demo: boolean;
   strictPort: boolean;
   rateLimit: number;
@@ -47,11 +49,31 @@ export const SERVICE_USERNAME = 'meterstack-service';
 export const ADMIN_MQTT_USERNAME = 'admin';
 
 export async function startService(config: ServiceConfig): Promise<RunningService> {
+  // What has started so far, stopped in reverse if a later step fails (a taken HTTP port with
+  // --strict-port, say): a live broker or MQTT client would otherwise keep the process from exiting.
+  const started: (() => Promise<void>)[] = [];
+  const stopStarted = async () => {
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
+  };
+  try {
+    return await start(config, started);
+  } catch (err) {
+    await stopStarted();
+    throw err;
+  }
+}
+
+async function start(config: ServiceConfig, started: (() => Promise<void>)[]): Promise<RunningService> {
   const store = await openStore(config.db);
-  const offset = Number((await store.getSetting('clock.offset')) ?? 0);
+  started.push(() => store.close());
+  const stored = await store.getSetting('clock.offset');
+  const offset = Number(stored ?? 0);
   const clock = new VirtualClock({
     speed: config.speed,
-    start: Date.now() + (Number.isFinite(offset) ? offset : 0),
+    start:
+      stored == null && config.clockStart !== undefined
+        ? config.clockStart
+        : Date.now() + (Number.isFinite(offset) ? offset : 0),
   });
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
@@ -69,6 +91,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       return hash && secretMatches(password, hash) ? { kind: 'meter', deviceId: username } : null;
     },
   });
+  started.push(() => broker.close());
 
   const world = await World.open({
     store,
@@ -78,9 +101,11 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     commandTimeoutMs: config.commandTimeoutMs,
     log: config.log,
   });
+  started.push(() => world.close());
   if (config.demo) await seedDemoWorld(world, config.apiKey);
 
   const http = await buildHttpApp({ world, adminToken: config.adminToken, rateLimit: config.rateLimit });
+  started.push(() => http.close());
   await http.ready();
   const port = await listenWithFallback((p) => listenOnce(http.server, config.host, p), {
     port: config.httpPort,

@@ -15,6 +15,7 @@ export { PROPERTY_CATALOGUE, type PropertyInfo, readingsAt, voltageAt } from './
 export { relayClosed, relayClosedFor } from './relay.ts';
 export { deserializeMeter, serializeMeter } from './serialize.ts';
 export { RECENT_COMMANDS_LIMIT, step } from './step.ts';
+export { createTraceMeter, type SampleEvent } from './trace.ts';
 export * from './types.ts';
 export {
   CONFIG_HOLD_SECONDS,

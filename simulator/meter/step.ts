@@ -4,6 +4,7 @@ import { applyCommand, type CommandOutcome } from './commands.ts';
 import { reportedState, sameReportedState } from './create.ts';
 import { integrateTo } from './integrate.ts';
 import { validateLoad } from './profiles.ts';
+import { sampleStep } from './trace.ts';
 import type { MeterEffect, MeterEvent, MeterState, StepResult } from './types.ts';
 import { CONFIG_HOLD_SECONDS } from './wifi.ts';
 
@@ -30,6 +31,8 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       validateLoad(event.load);
       s.load = event.load; // [M-7] from this instant
       return { state: s, effects };
+    case 'sample':
+      return sampleStep(s, event, t, effects); // [M-14]
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.
       if (event.holdSeconds >= CONFIG_HOLD_SECONDS) s.wifi = { ...s.wifi, configMode: true };

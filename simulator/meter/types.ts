@@ -76,7 +76,23 @@ export type MeterEvent =
   | { type: 'advance' }
   | { type: 'command'; id: string; command: MeterCommand }
   | { type: 'set_load'; load: LoadProfile }
-  | { type: 'button'; holdSeconds: number };
+  | { type: 'button'; holdSeconds: number }
+  /** [M-14] A trace-driven meter measured this: energy that flowed since its previous sample, and readings. */
+  | { type: 'sample'; energy: bigint; readings: TraceReadings };
+
+/**
+ * [M-14] What a trace says the meter measured at a sample instant (units as in Sample). `voltage`
+ * absent: the meter's own voltage model. The four `full`-model values are used only by a `full` meter,
+ * which needs all of them.
+ */
+export interface TraceReadings {
+  active_power: number;
+  voltage?: number;
+  current?: number;
+  power_factor?: number;
+  apparent_power?: number;
+  reactive_power?: number;
+}
 
 /** One telemetry sample. Energy in kWh (cumulative), power W, voltage V, current A, S VA, Q var. */
 export interface Sample {

@@ -1,0 +1,162 @@
+// `meterstack replay <trace>`: plays a trace as a meter against a running meterstack (--url) or one
+// started here (--db). See fixtures/README.md for the trace formats.
+
+import { parseArgs } from 'node:util';
+import { MODES } from '../../simulator/meter/types.ts';
+import { progressReporter } from '../qa/replay/progress.ts';
+import { type Pace, replay } from '../qa/replay/replay.ts';
+import { embeddedTarget, type Target, TargetError } from '../qa/replay/target.ts';
+import { loadTrace } from '../qa/traces/load.ts';
+import { TraceError } from '../qa/traces/types.ts';
+
+export const REPLAY_HELP = `usage: meterstack replay <trace.csv|trace.jsonl> [flags]
+
+Plays a trace as a meter over MQTT: an external device is provisioned through /sim/v1 and this
+process is its firmware, publishing the trace's readings with the trace's timestamps.
+
+where:
+  --url <http://host:port>    a running meterstack (needs --admin-token); default: start one here
+  --admin-token <token>       its admin token (or METERSTACK_ADMIN_TOKEN)
+  --db <file>                 embedded service: its database (default: in memory)
+  --keep-serving              embedded service: keep it running after the replay (Ctrl-C stops)
+  --mqtt-url <mqtt://…>       the broker, when not the one the service names
+
+device:
+  --device <id>               device id (default: the trace's device_id, else one is made)
+  --mqtt-password <secret>    reuse the existing device <id> with this MQTT password
+  --account <id> --space <id> put the new device there (default: a new account and space)
+  --api-key <key>             a v2 key of that account, to check the history at the end
+
+meter (default: the trace's header, else postpaid, balance 0, EB 800, DG 2000 paise/kWh):
+  --mode <mode>  --balance <paise>  --eb-tariff <paise>  --dg-tariff <paise>  --active-tariff <1|2>
+
+pace:
+  --speed <N>                 trace time N× faster than real time (default 1)
+  --instant                   as fast as the broker takes it, 1000 samples a message
+  --loop                      start again at the end, continuing in time and energy (Ctrl-C stops)
+  --loops <N>                 play N times
+`;
+
+function int(v: string | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v)) throw new TargetError(`--${name} must be an integer, got ${v}`);
+  return Number(v);
+}
+
+export async function runReplay(argv: string[]): Promise<void> {
+  let a: ReturnType<typeof parse>;
+  try {
+    a = parse(argv);
+  } catch (err) {
+    process.stderr.write(`meterstack replay: ${(err as Error).message}\n\n${REPLAY_HELP}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { values: v, positionals } = a;
+  if (v.help) {
+    process.stdout.write(REPLAY_HELP);
+    return;
+  }
+  let target: Target | null = null;
+  try {
+    if (positionals.length !== 1) throw new TargetError('give exactly one trace file');
+    if (v.mode !== undefined && !MODES.includes(v.mode as never))
+      throw new TargetError(`--mode must be one of ${MODES.join(', ')}`);
+    const speed = v.speed === undefined ? 1 : Number(v.speed);
+    if (!(speed > 0)) throw new TargetError('--speed must be a number > 0');
+    const pace: Pace = v.instant ? { kind: 'instant' } : { kind: 'speed', speed };
+    const trace = await loadTrace(positionals[0]!);
+    if (v.url) {
+      const token = v['admin-token'] ?? process.env['METERSTACK_ADMIN_TOKEN'];
+      if (!token) throw new TargetError('--url needs --admin-token (or METERSTACK_ADMIN_TOKEN)');
+      target = { httpUrl: v.url.replace(/\/$/, ''), adminToken: token, close: async () => {} };
+    } else {
+      target = await embeddedTarget({ db: v.db ?? ':memory:' });
+    }
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    const progress = progressReporter(process.stderr);
+    const started = performance.now();
+    const r = await replay({
+      trace,
+      target,
+      mqttUrl: v['mqtt-url'],
+      device: {
+        deviceId: v.device ?? trace.meta.deviceId,
+        mqttPassword: v['mqtt-password'],
+        accountId: int(v.account, 'account'),
+        spaceId: int(v.space, 'space'),
+        apiKey: v['api-key'],
+      },
+      pace,
+      loops: v.loop ? Number.POSITIVE_INFINITY : (int(v.loops, 'loops') ?? 1),
+      meter: {
+        mode: v.mode,
+        balance: int(v.balance, 'balance'),
+        ebTariff: int(v['eb-tariff'], 'eb-tariff'),
+        dgTariff: int(v['dg-tariff'], 'dg-tariff'),
+        activeTariff: int(v['active-tariff'], 'active-tariff') as 1 | 2 | undefined,
+      },
+      onProgress: progress.update,
+      signal: abort.signal,
+    });
+    progress.end();
+    const secs = (performance.now() - started) / 1000;
+    const d = r.device;
+    process.stdout.write(
+      [
+        `replayed ${trace.file} (${trace.format}): ${r.samples} samples, ${r.events} events${r.loops > 1 ? `, ${r.loops} passes` : ''} in ${secs.toFixed(2)} s`,
+        `device   ${d.deviceId}${d.accountId === null ? '' : ` (account ${d.accountId}, space ${d.spaceId})`}${d.created ? `, MQTT password ${d.password}` : ''}`,
+        ...(d.created && d.apiKey ? [`API key  ${d.apiKey}`] : []),
+        `service  ${target.httpUrl}`,
+        `energy   ${r.energyKwh} kWh`,
+        `balance  ${r.balance} paise (${r.mode})`,
+        r.buffered > 0
+          ? `the trace ends offline: ${r.buffered} samples stay in the meter's buffer`
+          : r.verified
+            ? 'history  the last sample reads back through the v2 API'
+            : 'history  not checked (no API key of the account)',
+        '',
+      ].join('\n'),
+    );
+    if (v['keep-serving'] && !v.url) {
+      process.stdout.write('serving; Ctrl-C stops\n');
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    }
+  } catch (err) {
+    if (!(err instanceof TraceError || err instanceof TargetError)) throw err;
+    process.stderr.write(`meterstack replay: ${err.message}\n`);
+    process.exitCode = err instanceof TraceError ? 2 : 1;
+  } finally {
+    await target?.close();
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      url: { type: 'string' },
+      'admin-token': { type: 'string' },
+      db: { type: 'string' },
+      'keep-serving': { type: 'boolean' },
+      'mqtt-url': { type: 'string' },
+      device: { type: 'string' },
+      'mqtt-password': { type: 'string' },
+      account: { type: 'string' },
+      space: { type: 'string' },
+      'api-key': { type: 'string' },
+      mode: { type: 'string' },
+      balance: { type: 'string' },
+      'eb-tariff': { type: 'string' },
+      'dg-tariff': { type: 'string' },
+      'active-tariff': { type: 'string' },
+      speed: { type: 'string' },
+      instant: { type: 'boolean' },
+      loop: { type: 'boolean' },
+      loops: { type: 'string' },
+    },
+  });
+}

@@ -1,0 +1,56 @@
+// Reads a scenario file (YAML, or JSON, which is YAML too) and validates it, with errors that name the
+// file, the line and the field: `fixtures/scenarios/x.yaml:14:9: timeline[3].advance: …`.
+
+import { readFile } from 'node:fs/promises';
+import { isNode, LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { type Scenario, scenarioSchema } from './schema.ts';
+
+export class ScenarioError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ScenarioError';
+  }
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`;
+  return out || '(top level)';
+}
+
+export function parseScenario(file: string, text: string): Scenario {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number) => {
+    const p = lines.linePos(offset);
+    return `${file}:${p.line}:${p.col}`;
+  };
+  if (doc.errors.length > 0)
+    throw new ScenarioError(doc.errors.map((e) => `${at(e.pos[0])}: ${e.message.split('\n')[0]}`));
+  const result = scenarioSchema.safeParse(doc.toJS());
+  if (result.success) return result.data;
+  throw new ScenarioError(
+    result.error.issues.slice(0, 20).map((issue: z.core.$ZodIssue) => {
+      // The deepest node the path reaches: the field itself, or the object that lacks it.
+      for (let n = issue.path.length; n >= 0; n--) {
+        const node = doc.getIn(issue.path.slice(0, n) as unknown[], true);
+        if (isNode(node) && node.range)
+          return `${at(node.range[0])}: ${fieldPath(issue.path)}: ${issue.message}`;
+      }
+      return `${file}: ${fieldPath(issue.path)}: ${issue.message}`;
+    }),
+  );
+}
+
+export async function loadScenario(file: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ScenarioError([
+      `${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+    ]);
+  }
+  return parseScenario(file, text);
+}

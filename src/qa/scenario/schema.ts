@@ -1,0 +1,190 @@
+// The scenario file format (fixtures/README.md "Scenarios"), as zod schemas: the one source of truth
+// for what a scenario may say. Values under `expect*` are matchers (matchers.ts).
+
+import { z } from 'zod';
+import { MODELS, MODES } from '../../../simulator/meter/types.ts';
+
+export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "90s", "15m", "2h", "1d" or a whole number of seconds -> ms. */
+export function durationMs(value: string | number): number {
+  if (typeof value === 'number') return value * 1000;
+  const m = DURATION.exec(value)!;
+  return Math.round(Number(m[1]) * UNIT_MS[m[2]!]!);
+}
+
+const duration = z.union([
+  z.number().int().min(0),
+  z.string().regex(DURATION, 'a duration such as 90s, 15m, 2h or 1d'),
+]);
+const meterId = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a device id: 1-64 characters of A-Z a-z 0-9 _ . -');
+const name = z.string().min(1).max(200);
+const tariff = z.number().int().min(0).max(100_000);
+
+export const meterSchema = z.strictObject({
+  id: meterId,
+  name: name.optional(),
+  model: z.enum(MODELS).optional(),
+  mode: z.enum(MODES).optional(),
+  balance: z.number().int().optional(),
+  eb_tariff: tariff.optional(),
+  dg_tariff: tariff.optional(),
+  active_tariff: z.union([z.literal(1), z.literal(2)]).optional(),
+  load_watts: z.number().min(0).max(100_000).optional(),
+  load_profile: z.enum(['constant', 'household']).optional(),
+  telemetry_period_s: z.number().int().min(1).max(86_400).optional(),
+  online: z.boolean().optional(),
+  backfill_days: z.number().int().min(0).max(366).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
+});
+
+export const spaceSchema = z.strictObject({
+  /** How steps refer to the space: `{space:<ref>}`; defaults to its name. */
+  ref: z.string().min(1).optional(),
+  name,
+  description: z.string().optional(),
+  meters: z.array(meterSchema).default([]),
+});
+
+export const accountSchema = z.strictObject({
+  name,
+  spaces: z.array(spaceSchema).default([]),
+  /** Meters in no space. */
+  meters: z.array(meterSchema).default([]),
+});
+
+const matchers = z.record(z.string(), z.unknown());
+
+export const responseExpect = z.strictObject({
+  status: z.number().int().optional(),
+  error_code: z.string().optional(),
+  message: z.unknown().optional(),
+  detail: z.unknown().optional(),
+  data: z.unknown().optional(),
+});
+
+const method = z.enum(['GET', 'PUT', 'POST', 'DELETE']);
+/** `as`: an account's name (its API key), `admin` (the admin token) or `nobody` (no credentials). */
+const caller = z.string().min(1);
+
+export const callSchema = z.strictObject({
+  method,
+  path: z.string().startsWith('/'),
+  as: caller.optional(),
+  body: z.unknown().optional(),
+});
+
+export const historySchema = z.strictObject({
+  meter: meterId,
+  as: caller.optional(),
+  property: z.string().default('energy'),
+  interval: z.string().default('15m'),
+  from: z.string(),
+  to: z.string(),
+});
+
+export const expectMeterSchema = z.strictObject({
+  meter: meterId,
+  relay: z.unknown().optional(),
+  relay_commanded: z.unknown().optional(),
+  mode: z.unknown().optional(),
+  balance: z.unknown().optional(),
+  energy_kwh: z.unknown().optional(),
+  active_tariff: z.unknown().optional(),
+  config_mode: z.unknown().optional(),
+  online: z.unknown().optional(),
+});
+
+export const expectMqttSchema = z.strictObject({
+  /** A topic filter (+ and # wildcards); `{meter}`-style placeholders are not needed: ids are literal. */
+  topic: z.string().min(1),
+  payload: matchers.optional(),
+  /** How many matching messages; default: at least one. */
+  count: z.unknown().optional(),
+  /** Only messages since the previous step began (default: since the scenario started). */
+  since: z.enum(['start', 'previous_step']).default('start'),
+  /** Wait up to this long for a match (real time). */
+  within_s: z.number().min(0).max(30).default(2),
+});
+
+export const ACTIONS = [
+  'advance',
+  'set_load',
+  'recharge',
+  'offline',
+  'online',
+  'button',
+  'call',
+  'history',
+  'expect_meter',
+  'expect_mqtt',
+] as const;
+
+export const stepSchema = z
+  .strictObject({
+    name: z.string().optional(),
+    advance: duration.optional(),
+    set_load: z
+      .strictObject({
+        meter: meterId,
+        watts: z.number().min(0).max(100_000),
+        profile: z.enum(['constant', 'household']).optional(),
+        power_factor: z.number().min(0.1).max(1).optional(),
+      })
+      .optional(),
+    recharge: z
+      .strictObject({
+        meter: meterId,
+        amount: z.number().int().positive(),
+        transaction_id: z.string().optional(),
+      })
+      .optional(),
+    offline: meterId.optional(),
+    online: meterId.optional(),
+    button: z.strictObject({ meter: meterId, hold_seconds: z.number().min(0).max(600) }).optional(),
+    call: callSchema.optional(),
+    history: historySchema.optional(),
+    expect_meter: expectMeterSchema.optional(),
+    expect_mqtt: expectMqttSchema.optional(),
+    /** With `call` or `history`: what the response must be. */
+    expect: responseExpect.optional(),
+  })
+  .superRefine((step, ctx) => {
+    const actions = ACTIONS.filter((a) => step[a] !== undefined);
+    if (actions.length !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        message: `a step has exactly one of ${ACTIONS.join(', ')}; this one has ${actions.length ? actions.join(', ') : 'none'}`,
+      });
+    else if (step.expect && actions[0] !== 'call' && actions[0] !== 'history')
+      ctx.addIssue({ code: 'custom', path: ['expect'], message: 'expect goes with call or history' });
+  });
+
+export const scenarioSchema = z.strictObject({
+  name,
+  description: z.string().optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(1),
+  clock: z
+    .strictObject({ start: z.iso.datetime({ offset: true }).default('2026-01-05T00:00:00+05:30') })
+    .default({ start: '2026-01-05T00:00:00+05:30' }),
+  world: z.strictObject({ accounts: z.array(accountSchema).min(1) }),
+  timeline: z.array(stepSchema).min(1),
+});
+
+export type Scenario = z.infer<typeof scenarioSchema>;
+export type Step = z.infer<typeof stepSchema>;
+export type MeterSpec = z.infer<typeof meterSchema>;
+export type ResponseExpect = z.infer<typeof responseExpect>;
