@@ -249,10 +249,14 @@ export class World {
     return { balance: reportedBalance(meter.state.balance), applied: !result.duplicate };
   }
 
-  /** Jumps the clock; every meter lives through it and its telemetry is durable before this resolves. */
+  /**
+   * Jumps the clock; every meter lives through it, and its telemetry, the meters' states and the clock
+   * are durable before this resolves (a crash right after must not put the clock back).
+   */
   async advance(ms: number): Promise<{ from: number; to: number }> {
     const jump = await this.clock.advance(ms);
     await this.settle();
+    await this.saveSnapshots();
     return jump;
   }
 
@@ -267,7 +271,10 @@ export class World {
       }
     }
     await this.twins.settled();
-    await this.#writer.flush();
+    // Only when rows are pending: BatchWriter.flush() on an empty queue leaves the writer wedged
+    // (its #drain resolves synchronously and ??= stores the settled promise), and every later add()
+    // then waits for 5000 rows before it is written.
+    if (this.#writer.pendingRows > 0) await this.#writer.flush();
   }
 
   /** A meter changed discretely (command, load, button): persist it soon, batched with others. */

@@ -1,0 +1,123 @@
+// `meterstack serve` as a child process for benchmarks: started through bash so its soft open-files
+// limit can be raised to the hard one (each MQTT connection is a file descriptor), with its banner
+// parsed, its RSS and CPU time read from /proc, and /sim/v1 calls made over real HTTP.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+
+export interface Serve {
+  proc: ChildProcess;
+  pid: number;
+  httpUrl: string;
+  mqttUrl: string;
+  adminToken: string;
+  output(): string;
+  /** Resident set size of the serve process, MiB (VmRSS). */
+  rssMiB(): number;
+  /** Peak resident set size, MiB (VmHWM). */
+  peakRssMiB(): number;
+  /** user + system CPU seconds used so far. */
+  cpuSeconds(): number;
+  /** POST/GET /sim/v1/...; throws on a non-2xx answer. */
+  sim<T>(method: string, path: string, body?: unknown): Promise<T>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** `nodeArgs` go to node itself, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof']. */
+export async function startServe(
+  args: string[],
+  opts: { adminToken?: string; nodeArgs?: string[] } = {},
+): Promise<Serve> {
+  const adminToken = opts.adminToken ?? 'bench-admin-token';
+  const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
+  const quoted = args.map(quote).join(' ');
+  const nodeArgs = (opts.nodeArgs ?? []).map(quote).join(' ');
+  const proc = spawn(
+    'bash',
+    [
+      '-c',
+      `ulimit -n $(ulimit -Hn); exec node ${nodeArgs} bin/meterstack.js serve --admin-token '${adminToken}' ${quoted}`,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  // Never leave a serve behind, even when the benchmark itself crashes.
+  const killOnExit = () => proc.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  proc.once('exit', () => process.off('exit', killOnExit));
+  let out = '';
+  proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  let http: RegExpExecArray | null = null;
+  let mqtt: RegExpExecArray | null = null;
+  while (!(http && mqtt)) {
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 20));
+    http = /HTTP API\s+(http:\/\/\S+)/.exec(out);
+    mqtt = /MQTT broker\s+(mqtt:\/\/\S+)/.exec(out);
+  }
+  const pid = proc.pid!;
+  const status = (field: string) => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  };
+  const httpUrl = http[1]!;
+  return {
+    proc,
+    pid,
+    httpUrl,
+    mqttUrl: mqtt[1]!,
+    adminToken,
+    output: () => out,
+    rssMiB: () => status('VmRSS'),
+    peakRssMiB: () => status('VmHWM'),
+    cpuSeconds() {
+      // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+    },
+    async sim<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const res = await fetch(`${httpUrl}/sim/v1${path}`, {
+        method,
+        headers: {
+          'x-admin-token': adminToken,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const json = (await res.json()) as { success: boolean; data: T };
+      if (!res.ok || !json.success)
+        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json.data;
+    },
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time. */
+export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>) {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return results;
+}

@@ -1,0 +1,228 @@
+// `meterstack serve` as a real process on one SQLite file: killed with SIGKILL, or stopped with SIGTERM
+// or SIGINT, and started again. Nothing acknowledged may be lost: accounts, API keys, spaces, devices,
+// balances, and every reading stored by the time a clock advance returned. The clock never goes back.
+
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/index.ts';
+import { ServeProcess } from '../helpers/child.ts';
+import { ok, type Sim, simClient, tempDir } from '../helpers/service.ts';
+
+const TOKEN = 'restart-admin-token';
+const PERIOD_MS = 60_000;
+
+interface MeterView {
+  balance: number;
+  balance_exact: { units: string };
+  energy_kwh: number;
+  meter_time: string;
+  relay_state: boolean;
+}
+
+const running = new Set<ServeProcess>();
+const cleanups: (() => void)[] = [];
+afterEach(async () => {
+  await Promise.all([...running].map((p) => p.stop('SIGKILL')));
+  running.clear();
+  for (const c of cleanups.splice(0)) c();
+});
+
+async function serve(db: string): Promise<{ p: ServeProcess; sim: Sim }> {
+  const p = new ServeProcess([
+    '--http-port=0',
+    '--mqtt-port=0',
+    `--db=${db}`,
+    `--admin-token=${TOKEN}`,
+    '--no-demo',
+    '--rate-limit=0',
+  ]);
+  running.add(p);
+  const { httpUrl } = await p.ready();
+  return { p, sim: simClient(httpUrl, TOKEN) };
+}
+
+async function stop(p: ServeProcess, signal: NodeJS.Signals) {
+  const exit = await p.stop(signal);
+  running.delete(p);
+  return exit;
+}
+
+const clockMs = async (sim: Sim) => ok(await sim<{ now_ms: number }>('GET', '/clock')).now_ms;
+const meter = async (sim: Sim, id: string) => ok(await sim<MeterView>('GET', `/devices/${id}`));
+
+/** An account with two keys, a space, two meters, a recharge and an hour of readings. */
+async function seed(sim: Sim) {
+  const account = ok(
+    await sim<{ account_id: number; api_key: string }>('POST', '/accounts', { name: 'acme' }),
+  );
+  const key2 = ok(await sim<{ api_key: string }>('POST', `/accounts/${account.account_id}/keys`, {})).api_key;
+  const space = ok(
+    await sim<{ space_id: number }>('POST', '/spaces', {
+      account_id: account.account_id,
+      name: 'Block A',
+      udf1: 'kept',
+    }),
+  );
+  // `idle` draws nothing, so its balance is exact across restarts whatever the wall clock does.
+  ok(
+    await sim('POST', '/devices', {
+      account_id: account.account_id,
+      space_id: space.space_id,
+      device_id: 'IDLE-1',
+      balance: 1000,
+      load_watts: 0,
+    }),
+    201,
+  );
+  ok(
+    await sim('POST', '/devices', {
+      account_id: account.account_id,
+      device_id: 'BUSY-1',
+      model: 'full',
+      balance: 100_000,
+      load_watts: 2000,
+    }),
+    201,
+  );
+  expect(
+    ok(await sim('POST', '/devices/IDLE-1/recharge', { amount: 500, transaction_id: 'pay-restart-1' })),
+  ).toEqual({ balance: 1500, applied: true });
+  // Let the snapshot that the recharge scheduled be written first, so that what is durable after the
+  // advance is what the advance itself made durable.
+  await new Promise((r) => setTimeout(r, 100));
+  const advanced = ok(await sim<{ to: string }>('POST', '/clock/advance', { seconds: 3600 }));
+  return { account, key2, space, advancedTo: Date.parse(advanced.to) };
+}
+
+/** Sample timestamps of a device, ascending, read from the file after the service stopped. */
+function sampleTimes(db: string, deviceId: string): number[] {
+  const sqlite = new Database(db, { readonly: true });
+  try {
+    return sqlite
+      .prepare(
+        'SELECT s.ts FROM samples s JOIN devices d ON d.pk = s.device_pk WHERE d.device_id = ? ORDER BY s.ts',
+      )
+      .pluck()
+      .all(deviceId) as number[];
+  } finally {
+    sqlite.close();
+  }
+}
+
+async function createdAtOf(db: string, deviceId: string): Promise<number> {
+  const store = await openStore(db);
+  try {
+    return (await store.getDevice(deviceId))!.createdAt;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every period boundary from the device's first sample to `until` is stored: no reading lost, no gap. */
+async function expectNoGap(db: string, deviceId: string, until: number) {
+  const times = sampleTimes(db, deviceId);
+  const first = (Math.floor((await createdAtOf(db, deviceId)) / PERIOD_MS) + 1) * PERIOD_MS;
+  expect(times[0]).toBe(first);
+  const gaps = times.slice(1).filter((ts, i) => ts - times[i]! !== PERIOD_MS);
+  expect(gaps).toEqual([]);
+  expect(times.at(-1)).toBeGreaterThanOrEqual(Math.floor(until / PERIOD_MS) * PERIOD_MS);
+}
+
+async function expectRecordsKept(db: string, seeded: Awaited<ReturnType<typeof seed>>) {
+  const store = await openStore(db);
+  try {
+    const now = Date.now() + 10 * 365 * 86_400_000;
+    expect(await store.getAccount(seeded.account.account_id)).toMatchObject({ name: 'acme' });
+    expect((await store.accountForApiKey(seeded.account.api_key, now))?.id).toBe(seeded.account.account_id);
+    expect((await store.accountForApiKey(seeded.key2, now))?.id).toBe(seeded.account.account_id);
+    expect(await store.getSpace(seeded.space.space_id)).toMatchObject({ name: 'Block A', udf1: 'kept' });
+    expect(await store.getDevice('IDLE-1')).toMatchObject({
+      spaceId: seeded.space.space_id,
+      kind: 'virtual',
+    });
+    expect(await store.getDevice('BUSY-1')).toMatchObject({ spaceId: null, model: 'full' });
+    const idle = (await store.getDevice('IDLE-1'))!;
+    const ledger = await store.ledgerSince(idle.pk, 0);
+    expect(ledger.map((e) => [e.kind, e.amount, e.transactionId])).toEqual([
+      ['opening', 1000, null],
+      ['recharge', 500, 'pay-restart-1'],
+    ]);
+  } finally {
+    await store.close();
+  }
+}
+
+describe('serve killed with SIGKILL and started again on the same database file', () => {
+  it('loses no account, key, space, device, balance or acknowledged reading, and its clock does not go back', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'meterstack.db');
+
+    const first = await serve(db);
+    const seeded = await seed(first.sim);
+    // Killed the moment the advance returned: what it acknowledged must already be on disk.
+    expect(await stop(first.p, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+
+    const second = await serve(db);
+    expect(await clockMs(second.sim)).toBeGreaterThanOrEqual(seeded.advancedTo);
+    const idle = await meter(second.sim, 'IDLE-1');
+    expect(idle.balance_exact.units).toBe((1500n * 3_600_000_000_000n).toString());
+    // BUSY-1 draws 2 kW at 800 paise/kWh from its creation on; it lived at least until the advance ended.
+    const createdAt = await createdAtOf(db, 'BUSY-1');
+    const busy = await meter(second.sim, 'BUSY-1');
+    expect(Date.parse(busy.meter_time)).toBeGreaterThanOrEqual(seeded.advancedTo);
+    expect(busy.energy_kwh).toBeGreaterThanOrEqual((2 * (seeded.advancedTo - createdAt)) / 3_600_000 - 1e-9);
+
+    // The replayed recharge credits nothing [MC-8.8].
+    expect(
+      ok(
+        await second.sim('POST', '/devices/IDLE-1/recharge', {
+          amount: 500,
+          transaction_id: 'pay-restart-1',
+        }),
+      ),
+    ).toEqual({ balance: 1500, applied: false });
+    expect((await meter(second.sim, 'IDLE-1')).balance_exact.units).toBe(idle.balance_exact.units);
+
+    expect((await stop(second.p, 'SIGTERM')).code).toBe(0);
+    await expectRecordsKept(db, seeded);
+    await expectNoGap(db, 'IDLE-1', seeded.advancedTo);
+    await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+  });
+});
+
+describe.each(['SIGTERM', 'SIGINT'] as const)('serve stopped with %s', (signal) => {
+  it('flushes every reading, exits 0 and starts again with the same state', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'meterstack.db');
+
+    const first = await serve(db);
+    const seeded = await seed(first.sim);
+    const clockBefore = await clockMs(first.sim);
+    const exit = await stop(first.p, signal);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(first.p.stdout).toContain(`${signal}: shutting down, flushing readings`);
+    expect(first.p.stdout).toContain('stopped cleanly');
+    await expectRecordsKept(db, seeded);
+    const stored = sampleTimes(db, 'BUSY-1');
+    await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+
+    // What the meter was when it stopped is what it is again: the snapshot carries its registers.
+    const store = await openStore(db);
+    const lastSample = await store.latestSample((await store.getDevice('BUSY-1'))!.pk);
+    await store.close();
+
+    const second = await serve(db);
+    expect(await clockMs(second.sim)).toBeGreaterThanOrEqual(clockBefore);
+    const idle = await meter(second.sim, 'IDLE-1');
+    expect(idle.balance).toBe(1500);
+    const busy = await meter(second.sim, 'BUSY-1');
+    expect(busy.energy_kwh).toBeGreaterThanOrEqual(lastSample!.energy!);
+    expect(busy.balance).toBeLessThanOrEqual(lastSample!.balance!);
+    expect((await stop(second.p, signal)).code).toBe(0);
+    expect(sampleTimes(db, 'BUSY-1').slice(0, stored.length)).toEqual(stored);
+    await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+  });
+});
