@@ -116,6 +116,16 @@ describe('BatchWriter', () => {
     expect(await count(store, pk)).toBe(5);
   });
 
+  it('a flush() of an empty queue does not stop later rows from being written on time', async () => {
+    const { store, pk, writer, rows, batches } = await setup({ maxRows: 1000, maxDelayMs: 5 });
+    await writer.flush();
+    const written = writer.add(rows(1)).then(() => 'written');
+    const late = new Promise((resolve) => setTimeout(() => resolve('still waiting after 2 s'), 2000));
+    expect(await Promise.race([written, late])).toBe('written');
+    expect(batches).toEqual([1]);
+    expect(await count(store, pk)).toBe(1);
+  });
+
   it('an add() of no rows resolves at once', async () => {
     const { writer, batches } = await setup();
     await writer.add([]);

@@ -99,7 +99,9 @@ export class BatchWriter {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    this.#draining ??= this.#drain();
+    // Only with rows to write: #drain() on an empty queue settles at once, and keeping that settled
+    // promise in #draining would stop add() from ever arming its timer again.
+    if (this.#draining === null && this.#queue.length > 0) this.#draining = this.#drain();
   }
 
   async #drain(): Promise<void> {

@@ -271,10 +271,7 @@ export class World {
       }
     }
     await this.twins.settled();
-    // Only when rows are pending: BatchWriter.flush() on an empty queue leaves the writer wedged
-    // (its #drain resolves synchronously and ??= stores the settled promise), and every later add()
-    // then waits for 5000 rows before it is written.
-    if (this.#writer.pendingRows > 0) await this.#writer.flush();
+    await this.#writer.flush();
   }
 
   /** A meter changed discretely (command, load, button): persist it soon, batched with others. */
