@@ -5,6 +5,7 @@ import { Aedes, type Client } from 'aedes';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { Principal } from './access.ts';
 import { createGuard } from './guard.ts';
+import { indexedMemoryPersistence } from './retained-index.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -47,7 +48,7 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
   const host = opts.host ?? '127.0.0.1';
   const log = opts.log ?? noLog;
   const guard = createGuard(opts.authenticate, log);
-  const aedes = await Aedes.createBroker(guard.hooks);
+  const aedes = await Aedes.createBroker({ ...guard.hooks, persistence: indexedMemoryPersistence() });
   aedes.on('clientError', (client, err) => log('info', `client ${client.id}: ${err.message}`));
   aedes.on('connectionError', (client, err) => log('info', `connection ${client.id}: ${err.message}`));
 
