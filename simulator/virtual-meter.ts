@@ -21,6 +21,8 @@ const MAX_SAMPLES_PER_MESSAGE = 1000;
 /** A meter that cannot reach the broker keeps this many samples (about 70 days at 60 s) and drops the oldest. */
 const OUTBOX_LIMIT = 100_000;
 const MAX_IN_FLIGHT = 8;
+/** Commands that change nothing, so their reply needs no persisting first. */
+const READ_ONLY: ReadonlySet<string> = new Set(['read', 'get_wifi']);
 
 export type Logger = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -34,6 +36,11 @@ export interface VirtualMeterOptions {
   log?: Logger;
   /** Called after every event that changed the state discretely (commands, load, button), for persistence. */
   onChanged?: (meter: VirtualMeter) => void;
+  /**
+   * Makes the meter's state durable. A reply over MQTT to a command that changed the meter waits for
+   * it, as firmware writes flash before it acknowledges: an acknowledged recharge survives a crash.
+   */
+  persist?: (meter: VirtualMeter) => Promise<void>;
 }
 
 export class VirtualMeter {
@@ -116,7 +123,8 @@ export class VirtualMeter {
   }
 
   #apply(event: MeterEvent, now: number): CommandReply | undefined {
-    const { state, effects } = step(this.#state, event, now);
+    const before = this.#state;
+    const { state, effects } = step(before, event, now);
     this.#state = state;
     let reply: CommandReply | undefined;
     for (const effect of effects) {
@@ -131,7 +139,11 @@ export class VirtualMeter {
           reply = effect.reply;
           if (event.type === 'command' && this.#replyOverMqtt.has(effect.id)) {
             this.#replyOverMqtt.delete(effect.id);
-            this.#publish('reply', encode('reply', replyToWire(effect.id, effect.reply)), false);
+            const payload = encode('reply', replyToWire(effect.id, effect.reply));
+            const changed =
+              state !== before && effect.reply.ok && !effect.duplicate && !READ_ONLY.has(event.command.op);
+            if (changed && this.#opts.persist) void this.#persistThenReply(payload);
+            else this.#publish('reply', payload, false);
           }
           break;
       }
@@ -142,6 +154,18 @@ export class VirtualMeter {
   }
 
   readonly #replyOverMqtt = new Set<string>();
+
+  async #persistThenReply(payload: string): Promise<void> {
+    try {
+      await this.#opts.persist?.(this);
+    } catch (err) {
+      this.#opts.log?.(
+        'error',
+        `${this.id}: could not persist before acknowledging: ${(err as Error).message}`,
+      );
+    }
+    this.#publish('reply', payload, false);
+  }
 
   #onCommandMessage(payload: Buffer): void {
     const parsed = commandFromWire(payload);

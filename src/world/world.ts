@@ -104,7 +104,10 @@ export class World {
     await world.twins.start();
     await world.#restore();
     world.fleet.start();
-    world.#snapshotTimer = setInterval(() => void world.saveSnapshots(), opts.snapshotIntervalMs ?? 2000);
+    world.#snapshotTimer = setInterval(
+      () => void world.saveSnapshots().catch(() => undefined),
+      opts.snapshotIntervalMs ?? 2000,
+    );
     world.#snapshotTimer.unref();
     return world;
   }
@@ -274,18 +277,34 @@ export class World {
     await this.#writer.flush();
   }
 
+  /** Persists one meter now, in order with the batched saves. */
+  #saveOne(deviceId: string): Promise<void> {
+    return this.#enqueueSave(async () => {
+      const meter = this.fleet.get(deviceId);
+      const meta = this.#meta.get(deviceId);
+      if (meter && meta) await this.store.saveMeterSnapshots([snapshotOf(meter, meta, this.clock.now())]);
+    });
+  }
+
+  /** Saves run one after another; a failed one is reported to its caller and logged, and later ones still run. */
+  #enqueueSave(save: () => Promise<void>): Promise<void> {
+    const run = this.#saving.then(save);
+    this.#saving = run.catch((err: Error) => this.log('error', `saving meter snapshots: ${err.message}`));
+    return run;
+  }
+
   /** A meter changed discretely (command, load, button): persist it soon, batched with others. */
   markChanged(): void {
     if (this.#saveSoon) return;
     this.#saveSoon = setTimeout(() => {
       this.#saveSoon = null;
-      void this.saveSnapshots();
+      void this.saveSnapshots().catch(() => undefined); // logged by #enqueueSave
     }, 20);
   }
 
   /** Persists every virtual meter's state and the clock offset. Saves are serialized. */
   saveSnapshots(): Promise<void> {
-    this.#saving = this.#saving.then(async () => {
+    return this.#enqueueSave(async () => {
       const now = this.clock.now();
       const snapshots = [];
       for (const id of this.#meta.keys()) {
@@ -296,7 +315,6 @@ export class World {
       if (snapshots.length > 0) await this.store.saveMeterSnapshots(snapshots);
       await this.store.setSetting('clock.offset', String(this.clock.offset()));
     });
-    return this.#saving;
   }
 
   async close(): Promise<void> {
@@ -349,6 +367,7 @@ export class World {
       online,
       log: this.#opts.log,
       onChanged: () => this.markChanged(),
+      persist: (m) => this.#saveOne(m.id),
     });
     this.#meta.set(state.deviceId, { secret, ledgerSeq, pk });
     await this.fleet.add(meter);

@@ -5,8 +5,10 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import { openStore } from '../../src/store/index.ts';
 import { ServeProcess } from '../helpers/child.ts';
+import { Inbox, ServiceClients } from '../helpers/mqtt.ts';
 import { ok, type Sim, simClient, tempDir } from '../helpers/service.ts';
 
 const TOKEN = 'restart-admin-token';
@@ -28,7 +30,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) c();
 });
 
-async function serve(db: string): Promise<{ p: ServeProcess; sim: Sim }> {
+async function serve(db: string): Promise<{ p: ServeProcess; sim: Sim; mqttUrl: string }> {
   const p = new ServeProcess([
     '--http-port=0',
     '--mqtt-port=0',
@@ -38,8 +40,8 @@ async function serve(db: string): Promise<{ p: ServeProcess; sim: Sim }> {
     '--rate-limit=0',
   ]);
   running.add(p);
-  const { httpUrl } = await p.ready();
-  return { p, sim: simClient(httpUrl, TOKEN) };
+  const { httpUrl, mqttUrl } = await p.ready();
+  return { p, sim: simClient(httpUrl, TOKEN), mqttUrl };
 }
 
 async function stop(p: ServeProcess, signal: NodeJS.Signals) {
@@ -189,6 +191,43 @@ describe('serve killed with SIGKILL and started again on the same database file'
     await expectRecordsKept(db, seeded);
     await expectNoGap(db, 'IDLE-1', seeded.advancedTo);
     await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+  });
+});
+
+describe('a command acknowledged over MQTT, then SIGKILL', () => {
+  it('[MC-8.5] a recharge the meter acknowledged is on disk: the credit survives a kill -9 right after the reply', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'meterstack.db');
+    const first = await serve(db);
+    const account = ok(await first.sim<{ account_id: number }>('POST', '/accounts', { name: 'acme' }));
+    ok(
+      await first.sim('POST', '/devices', {
+        account_id: account.account_id,
+        device_id: 'CARD-1',
+        balance: 100,
+        load_watts: 0,
+      }),
+      201,
+    );
+    const clients = new ServiceClients(first.mqttUrl, TOKEN);
+    try {
+      const admin = await clients.admin();
+      const inbox = new Inbox(admin);
+      await admin.subscribeAsync(topicFor('CARD-1', 'reply'), { qos: 1 });
+      const cmd = { v: 1, id: 'card-topup-1', op: 'recharge', amount: 250, transaction_id: 'card-1' };
+      await admin.publishAsync(topicFor('CARD-1', 'cmd'), JSON.stringify(cmd), { qos: 1 });
+      const reply = await inbox.waitFor((m) => m.json.id === 'card-topup-1', 3_000, 'the recharge reply');
+      expect(reply.json).toMatchObject({ ok: true, data: { applied: true, balance: 350 } });
+      // Killed the moment the meter said yes: nothing may have been left to a later save.
+      expect(await stop(first.p, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    } finally {
+      await clients.endAll();
+    }
+    const second = await serve(db);
+    expect((await meter(second.sim, 'CARD-1')).balance_exact.units).toBe(
+      (350n * 3_600_000_000_000n).toString(),
+    );
   });
 });
 
