@@ -52,6 +52,22 @@ export function voltageAt(seed: number, ts: number): number {
   return Math.round(v * 100) / 100;
 }
 
+/** A `full` meter's sample with no current flowing: S = Q = I = 0 and, by convention, PF 1. */
+export function idleFullSample(ts: number, energy: number, voltage: number, balance: number): Sample {
+  // Object literals with every key, not spreads: this runs once per sample in a year-long backfill.
+  return {
+    ts,
+    energy,
+    active_power: 0,
+    voltage,
+    current: 0,
+    power_factor: 1,
+    apparent_power: 0,
+    reactive_power: 0,
+    balance,
+  };
+}
+
 /** The sample a meter reports at `ts`, for a state already integrated up to `ts`. */
 export function readingsAt(state: MeterState, ts: number): Sample {
   const { watts, powerFactor } = relayClosed(state) ? powerAt(state.load, ts) : { watts: 0, powerFactor: 1 };
@@ -59,20 +75,7 @@ export function readingsAt(state: MeterState, ts: number): Sample {
   const energy = Number(state.energy) / Number(MWMS_PER_KWH);
   const balance = reportedBalance(state.balance);
   if (state.model === 'basic') return { ts, energy, active_power: watts, voltage, balance };
-  // Object literals with every key, not spreads: this runs once per sample in a year-long backfill.
-  if (watts === 0) {
-    return {
-      ts,
-      energy,
-      active_power: 0,
-      voltage,
-      current: 0,
-      power_factor: 1,
-      apparent_power: 0,
-      reactive_power: 0,
-      balance,
-    };
-  }
+  if (watts === 0) return idleFullSample(ts, energy, voltage, balance);
   const current = watts / (voltage * powerFactor);
   const apparent = voltage * current;
   return {

@@ -4,7 +4,7 @@
 
 import { billingRate, reportedBalance } from './billing.ts';
 import { type CreateMeterOptions, createMeter, reportedState } from './create.ts';
-import { voltageAt } from './readings.ts';
+import { idleFullSample, voltageAt } from './readings.ts';
 import { relayClosed } from './relay.ts';
 import {
   type MeterEffect,
@@ -54,19 +54,7 @@ function traceSample(s: MeterState, event: SampleEvent, ts: number, closed: bool
   const balance = reportedBalance(s.balance);
   const voltage = r.voltage ?? voltageAt(s.seed, ts);
   if (s.model === 'basic') return { ts, energy, active_power: closed ? r.active_power : 0, voltage, balance };
-  if (!closed || r.active_power === 0) {
-    return {
-      ts,
-      energy,
-      active_power: 0,
-      voltage,
-      current: 0,
-      power_factor: 1,
-      apparent_power: 0,
-      reactive_power: 0,
-      balance,
-    };
-  }
+  if (!closed || r.active_power === 0) return idleFullSample(ts, energy, voltage, balance);
   // What the trace leaves out is derived from what it has (see readings.ts for the same identities).
   const p = r.active_power;
   const q = r.reactive_power;

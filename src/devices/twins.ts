@@ -7,6 +7,7 @@ import { commandToWire, decode, encode } from '../../firmware-protocol/mqtt/code
 import { parseTopic, TOPIC_ROOT, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand } from '../../simulator/meter/types.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
+import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
 import type { CommandOutcome, Twin } from './types.ts';
 
@@ -190,18 +191,7 @@ export class TwinRegistry {
       this.#opts.log?.('warn', `twins: telemetry from unknown device ${twin.deviceId} not stored`);
       return;
     }
-    const rows: SampleRow[] = msg.samples.map((s) => ({
-      devicePk: pk,
-      ts: s.ts,
-      energy: s.energy,
-      active_power: s.active_power,
-      voltage: s.voltage,
-      current: s.current ?? null,
-      power_factor: s.power_factor ?? null,
-      apparent_power: s.apparent_power ?? null,
-      reactive_power: s.reactive_power ?? null,
-      balance: s.balance,
-    }));
+    const rows: SampleRow[] = msg.samples.map((s) => sampleRow(pk, s));
     const done = this.#opts.ingest(rows).then(
       () => {
         if (last && last.ts > twin.lastSampleTs) twin.lastSampleTs = last.ts;

@@ -3,26 +3,11 @@
 // so the history, the energy register and the balance agree with each other to the paise.
 
 import { createMeter, fastForward, nextBoundary } from '../../simulator/meter/index.ts';
-import type { MeterState, Sample } from '../../simulator/meter/types.ts';
+import type { MeterState } from '../../simulator/meter/types.ts';
+import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
+import { DAY_MS } from '../time/ist.ts';
 import type { NewDeviceInput } from './world.ts';
-
-const DAY_MS = 86_400_000;
-
-export function sampleRow(devicePk: number, s: Sample): SampleRow {
-  return {
-    devicePk,
-    ts: s.ts,
-    energy: s.energy,
-    active_power: s.active_power,
-    voltage: s.voltage,
-    current: s.current ?? null,
-    power_factor: s.power_factor ?? null,
-    apparent_power: s.apparent_power ?? null,
-    reactive_power: s.reactive_power ?? null,
-    balance: s.balance,
-  };
-}
 
 export function newMeterState(
   input: NewDeviceInput,

@@ -2,7 +2,8 @@
 // for what a scenario may say. Values under `expect*` are matchers (matchers.ts).
 
 import { z } from 'zod';
-import { MODELS, MODES } from '../../../simulator/meter/types.ts';
+import { DEVICE_ID_PATTERN } from '../../../firmware-protocol/mqtt/topics.ts';
+import { deviceBody } from '../../sim/schemas.ts';
 
 export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -18,33 +19,26 @@ const duration = z.union([
   z.number().int().min(0),
   z.string().regex(DURATION, 'a duration such as 90s, 15m, 2h or 1d'),
 ]);
-const meterId = z
-  .string()
-  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a device id: 1-64 characters of A-Z a-z 0-9 _ . -');
+const meterId = z.string().regex(DEVICE_ID_PATTERN, 'a device id: 1-64 characters of A-Z a-z 0-9 _ . -');
 const name = z.string().min(1).max(200);
-const tariff = z.number().int().min(0).max(100_000);
-
-export const meterSchema = z.strictObject({
-  id: meterId,
-  name: name.optional(),
-  model: z.enum(MODELS).optional(),
-  mode: z.enum(MODES).optional(),
-  balance: z.number().int().optional(),
-  eb_tariff: tariff.optional(),
-  dg_tariff: tariff.optional(),
-  active_tariff: z.union([z.literal(1), z.literal(2)]).optional(),
-  load_watts: z.number().min(0).max(100_000).optional(),
-  load_profile: z.enum(['constant', 'household']).optional(),
-  telemetry_period_s: z.number().int().min(1).max(86_400).optional(),
-  online: z.boolean().optional(),
-  backfill_days: z.number().int().min(0).max(366).optional(),
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .optional(),
-});
+/** A meter of the world: the settings of `POST /sim/v1/devices`, named by `id`. */
+export const meterSchema = deviceBody
+  .pick({
+    name: true,
+    model: true,
+    mode: true,
+    balance: true,
+    eb_tariff: true,
+    dg_tariff: true,
+    active_tariff: true,
+    load_watts: true,
+    load_profile: true,
+    telemetry_period_s: true,
+    online: true,
+    backfill_days: true,
+    seed: true,
+  })
+  .extend({ id: meterId });
 
 export const spaceSchema = z.strictObject({
   /** How steps refer to the space: `{space:<ref>}`; defaults to its name. */
