@@ -14,6 +14,28 @@ export function toIstIsoSeconds(ms: number): string {
   return `${new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 19)}+05:30`;
 }
 
+const PAD2 = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+
+/**
+ * toIstIsoSeconds for many instants in a row (history answers: up to 35,040 per request): one Date per
+ * IST day instead of one per call, the time of day from a table. Same output as toIstIsoSeconds.
+ */
+export function istIsoSecondsFormatter(): (ms: number) => string {
+  let dayStart = Number.NaN;
+  let prefix = '';
+  return (ms) => {
+    const local = Math.trunc(ms + IST_OFFSET_MS); // as Date does
+    let sod = local - dayStart;
+    if (!(sod >= 0 && sod < DAY_MS)) {
+      dayStart = local - (((local % DAY_MS) + DAY_MS) % DAY_MS);
+      prefix = new Date(dayStart).toISOString().slice(0, 11);
+      sod = local - dayStart;
+    }
+    const s = Math.floor(sod / 1000);
+    return `${prefix}${PAD2[Math.floor(s / 3600)]}:${PAD2[Math.floor(s / 60) % 60]}:${PAD2[s % 60]}+05:30`;
+  };
+}
+
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**

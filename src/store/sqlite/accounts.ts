@@ -21,7 +21,14 @@ export class Accounts {
   readonly #insertAccount: Database.Statement<[string, number], AccountRow>;
   readonly #getAccount: Database.Statement<[number], AccountRow>;
   readonly #insertKey: Database.Statement<[string, number, number, number | null]>;
-  readonly #accountForKey: Database.Statement<[string, number], AccountRow>;
+  readonly #accountForKey: Database.Statement<[string, number], AccountRow & { expires_at: number | null }>;
+  /**
+   * Keys found valid, with their expiry: every v2 request authenticates, and a query (plus a sha256) per
+   * request cost more than the rest of a GET. Keyed by the key as presented, in memory only (the file
+   * keeps only hashes). This store is the only writer of its file; revokeKey drops the entry. Unknown
+   * keys are not cached (no growth from guessing), and the map is bounded.
+   */
+  readonly #valid = new Map<string, { account: Account; expiresAt: number | null }>();
   readonly #revokeKey: Database.Statement<[number, string]>;
 
   constructor(db: Database.Database) {
@@ -34,7 +41,7 @@ export class Accounts {
     );
     // A key is valid until expires_at (exclusive) and while not revoked.
     this.#accountForKey = db.prepare(`
-      SELECT a.id, a.name, a.created_at
+      SELECT a.id, a.name, a.created_at, k.expires_at
       FROM api_keys k JOIN accounts a ON a.id = k.account_id
       WHERE k.key_hash = ? AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)`);
     this.#revokeKey = db.prepare(
@@ -62,12 +69,19 @@ export class Accounts {
   }
 
   accountForKey(key: string, now: number): Account | null {
+    const hit = this.#valid.get(key);
+    if (hit) return hit.expiresAt === null || hit.expiresAt > now ? hit.account : null;
     const row = this.#accountForKey.get(hashApiKey(key), now);
-    return row ? toAccount(row) : null;
+    if (!row) return null;
+    const account = Object.freeze(toAccount(row));
+    if (this.#valid.size >= 10_000) this.#valid.clear();
+    this.#valid.set(key, { account, expiresAt: row.expires_at });
+    return account;
   }
 
   /** True if the key existed and was not already revoked. */
   revokeKey(key: string, now: number): boolean {
+    this.#valid.delete(key);
     return this.#revokeKey.run(now, hashApiKey(key)).changes > 0;
   }
 }

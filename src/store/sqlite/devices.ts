@@ -56,6 +56,8 @@ export class Spaces {
   readonly #get: Database.Statement<[number], SpaceRow>;
   readonly #list: Database.Statement<[number], SpaceRow>;
   readonly #update: Database.Statement<PatchParams, SpaceRow>;
+  /** Read-through cache (every GET of a space reads it): this store is the only writer of its file. */
+  readonly #byId = new Map<number, Space>();
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(`
@@ -73,8 +75,13 @@ export class Spaces {
   }
 
   get(id: number): Space | null {
+    const hit = this.#byId.get(id);
+    if (hit) return hit;
     const row = this.#get.get(id);
-    return row ? toSpace(row) : null;
+    if (!row) return null;
+    const space = Object.freeze(toSpace(row));
+    this.#byId.set(id, space);
+    return space;
   }
 
   list(accountId: number): Space[] {
@@ -82,6 +89,7 @@ export class Spaces {
   }
 
   update(id: number, patch: SpacePatch): Space | null {
+    this.#byId.delete(id);
     const row = this.#update.get(...patchParams(patch, id));
     return row ? toSpace(row) : null;
   }
@@ -95,6 +103,12 @@ export class Devices {
   readonly #list: Database.Statement<number[], DeviceRow>[];
   readonly #update: Database.Statement<PatchParams, DeviceRow>;
   readonly #secretHash: Database.Statement<[string], { mqtt_secret_hash: string }>;
+  /**
+   * Read-through caches for the per-request lookups (a device by id, the devices of a space): this store
+   * is the only writer of its file, devices are never deleted, and a device never changes space.
+   */
+  readonly #byId = new Map<string, DeviceRecord>();
+  readonly #bySpace = new Map<number, readonly DeviceRecord[]>();
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(`
@@ -117,6 +131,7 @@ export class Devices {
   }
 
   create(d: NewDevice, now: number): DeviceRecord {
+    if (d.spaceId !== null) this.#bySpace.delete(d.spaceId);
     try {
       return toDevice(
         this.#insert.get(
@@ -145,8 +160,13 @@ export class Devices {
   }
 
   get(deviceId: string): DeviceRecord | null {
+    const hit = this.#byId.get(deviceId);
+    if (hit) return hit;
     const row = this.#get.get(deviceId);
-    return row ? toDevice(row) : null;
+    if (!row) return null;
+    const device = Object.freeze(toDevice(row));
+    this.#byId.set(deviceId, device);
+    return device;
   }
 
   getByPk(pk: number): DeviceRecord | null {
@@ -158,11 +178,21 @@ export class Devices {
     const { accountId, spaceId } = filter;
     const params = [accountId, spaceId].filter((v): v is number => v !== undefined);
     const which = (accountId === undefined ? 0 : 1) + (spaceId === undefined ? 0 : 2);
+    if (which === 2) {
+      let list = this.#bySpace.get(spaceId!);
+      if (!list) {
+        list = this.#list[2]!.all(spaceId!).map((r) => Object.freeze(toDevice(r)));
+        this.#bySpace.set(spaceId!, list);
+      }
+      return [...list];
+    }
     return this.#list[which]!.all(...params).map(toDevice);
   }
 
   update(deviceId: string, patch: DevicePatch): DeviceRecord | null {
     const row = this.#update.get(...patchParams(patch, deviceId));
+    this.#byId.delete(deviceId);
+    if (row?.space_id != null) this.#bySpace.delete(row.space_id);
     return row ? toDevice(row) : null;
   }
 

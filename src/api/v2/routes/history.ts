@@ -6,7 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { success } from '../../../http/envelope.ts';
 import { ApiError } from '../../../http/errors.ts';
 import type { BucketMinutes, SampleProperty } from '../../../store/types.ts';
-import { DAY_MS, istDayStart, toIstIsoSeconds } from '../../../time/ist.ts';
+import { DAY_MS, istDayStart, istIsoSecondsFormatter } from '../../../time/ist.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
 import * as R from '../responses.ts';
@@ -51,11 +51,13 @@ export async function historyRoutes(app: FastifyInstance, { world }: V2Options):
       const fromTs = istDayStart(q.from_date) as number;
       const toTs = (istDayStart(q.to_date) as number) + DAY_MS;
       const points = await store.history(device.pk, stored, fromTs, toTs, bucket);
+      // One Date per day, not per reading: toIstIsoSeconds was half the time of a year at 15m.
+      const stamp = istIsoSecondsFormatter();
       const readings = points.map((p) => ({
         property_id: q.property_id,
         value: p.value,
         unit: property.unit,
-        timestamp: toIstIsoSeconds(p.bucketStart + bucketMs - 1000),
+        timestamp: stamp(p.bucketStart + bucketMs - 1000),
       }));
       return success(now(), {
         device_id: device.deviceId,
