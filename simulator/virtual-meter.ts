@@ -5,7 +5,7 @@
 import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
-import { createMqttClient } from '../src/mqtt/connect.ts';
+import { createMeterClient } from '../src/mqtt/connect.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
 import type {
   CommandReply,
@@ -233,19 +233,10 @@ export class VirtualMeter {
   async #connect(): Promise<void> {
     if (this.#client) return;
     const id = this.id;
-    const client = createMqttClient({
+    const client = createMeterClient({
       url: this.#opts.mqttUrl,
-      clientId: id,
-      username: id,
+      deviceId: id,
       password: this.#opts.password,
-      reconnectPeriod: 1000,
-      // [MC-6.2] the will marks the meter offline if it drops without saying goodbye.
-      will: {
-        topic: topicFor(id, 'availability'),
-        payload: Buffer.from(encode('availability', { v: 1, online: false })),
-        qos: 1,
-        retain: true,
-      },
     });
     this.#client = client;
     client.on('connect', () => void this.#announce(client));

@@ -3,10 +3,10 @@
 // meter's cmd topic on every connection and tells the bridge, which then announces the meter [MC-6.3].
 
 import type { MqttClient } from 'mqtt';
-import { AVAILABILITY_WILL, encode } from '../../firmware-protocol/mqtt/codec.ts';
+import { encode } from '../../firmware-protocol/mqtt/codec.ts';
 import type { PayloadOf } from '../../firmware-protocol/mqtt/schemas.ts';
 import { type Channel, PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
-import { createMqttClient } from '../mqtt/connect.ts';
+import { createMeterClient } from '../mqtt/connect.ts';
 import type { Logger } from './link.ts';
 
 export interface BrokerOptions {
@@ -37,17 +37,7 @@ export class MqttSession {
   constructor(opts: MqttSessionOptions) {
     this.#opts = opts;
     const { url, username, password } = opts.broker;
-    const will = { ...PUBLISH_OPTIONS.availability, topic: topicFor(username, 'availability') };
-    this.#client = createMqttClient({
-      url,
-      clientId: username,
-      username,
-      password,
-      clean: true, // [MC-6.5]
-      reconnectPeriod: 1_000,
-      connectTimeout: 5_000,
-      will: { ...will, payload: Buffer.from(encode('availability', AVAILABILITY_WILL)) },
-    });
+    this.#client = createMeterClient({ url, deviceId: username, password, connectTimeout: 5_000 });
     this.#client.on('connect', () => void this.#subscribe());
     this.#client.on('close', () => {
       if (this.#ready) opts.log('warn', `mqtt ${url}: connection lost; reconnecting`);

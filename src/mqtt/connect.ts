@@ -4,6 +4,8 @@
 
 import net from 'node:net';
 import { type IClientOptions, MqttClient } from 'mqtt';
+import { AVAILABILITY_WILL, encode } from '../../firmware-protocol/mqtt/codec.ts';
+import { PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 
 export interface MqttConnectOptions extends Omit<IClientOptions, 'host' | 'port' | 'hostname' | 'protocol'> {
   url: string;
@@ -48,5 +50,35 @@ export function connectMqtt(opts: MqttConnectOptions): Promise<MqttClient> {
     };
     client.once('connect', onConnect);
     client.once('error', onError);
+  });
+}
+
+export interface MeterClientOptions
+  extends Omit<MqttConnectOptions, 'clientId' | 'username' | 'password' | 'will'> {
+  deviceId: string;
+  password: string;
+  /** Defaults to the device id, which the broker requires [MC-2.5]. */
+  username?: string;
+}
+
+/**
+ * A meter's own connection as the contract wants it: client id and username = its device id [MC-2.5],
+ * a clean session [MC-6.5], and the retained offline will, composed in advance so without a ts [MC-6.2].
+ * Virtual meters, trace replay and both bridges all connect through here.
+ */
+export function createMeterClient(opts: MeterClientOptions): MqttClient {
+  const { deviceId, password, username, ...rest } = opts;
+  return createMqttClient({
+    reconnectPeriod: 1000,
+    ...rest,
+    clientId: deviceId,
+    username: username ?? deviceId,
+    password,
+    clean: true,
+    will: {
+      ...PUBLISH_OPTIONS.availability,
+      topic: topicFor(deviceId, 'availability'),
+      payload: Buffer.from(encode('availability', AVAILABILITY_WILL)),
+    },
   });
 }

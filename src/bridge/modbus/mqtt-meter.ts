@@ -13,7 +13,7 @@ import type { InfoPayload, ReplyPayload } from '../../../firmware-protocol/mqtt/
 import { MAX_SAMPLES } from '../../../firmware-protocol/mqtt/schemas.ts';
 import { topicFor } from '../../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand, ReportedState, Sample } from '../../../simulator/meter/types.ts';
-import { createMqttClient } from '../../mqtt/connect.ts';
+import { createMeterClient } from '../../mqtt/connect.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -45,20 +45,11 @@ export class MqttMeter {
   constructor(opts: MqttMeterOptions) {
     this.#opts = opts;
     const { deviceId, broker } = opts;
-    this.#client = createMqttClient({
+    this.#client = createMeterClient({
       url: broker.url,
-      clientId: deviceId,
+      deviceId,
       username: broker.username,
       password: broker.password,
-      clean: true, // [MC-6.5]
-      reconnectPeriod: 1000,
-      // [MC-6.2] composed in advance, so no ts.
-      will: {
-        topic: topicFor(deviceId, 'availability'),
-        payload: Buffer.from(encode('availability', { v: 1, online: false })),
-        qos: 1,
-        retain: true,
-      },
     });
     this.#client.on('connect', () => void this.#announce());
     this.#client.on('close', () => {

@@ -8,7 +8,7 @@ import { commandFromWire, encode, replyToWire, stateToWire } from '../../../firm
 import { topicFor } from '../../../firmware-protocol/mqtt/topics.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from '../../../simulator/meter/index.ts';
 import type { CommandReply, MeterEvent, MeterState, Sample } from '../../../simulator/meter/types.ts';
-import { createMqttClient } from '../../mqtt/connect.ts';
+import { createMeterClient } from '../../mqtt/connect.ts';
 
 /** [MC-7.2] */
 export const MAX_SAMPLES_PER_MESSAGE = 1000;
@@ -74,18 +74,10 @@ export class TraceFirmware {
   async connect(): Promise<void> {
     if (this.#client) return;
     const id = this.#state.deviceId;
-    const client = createMqttClient({
+    const client = createMeterClient({
       url: this.#opts.mqttUrl,
-      clientId: id,
-      username: id,
+      deviceId: id,
       password: this.#opts.password,
-      reconnectPeriod: 1000,
-      will: {
-        topic: topicFor(id, 'availability'),
-        payload: Buffer.from(encode('availability', { v: 1, online: false })),
-        qos: 1,
-        retain: true,
-      },
     });
     this.#client = client;
     client.on('message', (_t, payload, packet) => {
