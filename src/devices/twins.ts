@@ -56,9 +56,17 @@ export class TwinRegistry {
     this.#client = client;
     client.on('message', (topic, payload) => this.#onMessage(topic, payload));
     client.on('error', (err) => this.#opts.log?.('warn', `twins: mqtt: ${err.message}`));
+    // [MC-2.3] The service's session is clean, so QoS 1 on the broker→service leg guards nothing a TCP
+    // connection does not: in-flight messages die with the session either way. The command path (state,
+    // reply) takes QoS 0 and saves two PUBACKs per command; telemetry keeps QoS 1, as measured.
     await client.subscribeAsync(
-      ['info', 'state', 'availability', 'telemetry', 'reply'].map((c) => `${TOPIC_ROOT}/+/${c}`),
-      { qos: 1 },
+      Object.fromEntries([
+        ...(['info', 'availability', 'telemetry'] as const).map((c) => [
+          `${TOPIC_ROOT}/+/${c}`,
+          { qos: 1 as const },
+        ]),
+        ...(['state', 'reply'] as const).map((c) => [`${TOPIC_ROOT}/+/${c}`, { qos: 0 as const }]),
+      ]),
     );
   }
 
