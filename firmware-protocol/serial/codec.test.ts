@@ -5,26 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { formatFrame, parseLine } from './codec.ts';
 import { crc16, crcHex } from './crc16.ts';
 import type { Frame } from './frames.ts';
+import { loadVectors } from './golden/vectors.ts';
 import { LineSplitter, type Piece } from './splitter.ts';
 
-interface ValidVector {
-  name: string;
-  line: string;
-  frame: Frame;
-  /** True when `line` is exactly what formatFrame writes for `frame`. */
-  canonical: boolean;
-}
-interface InvalidVector {
-  name: string;
-  line: string;
-  code: string;
-  rule: string;
-}
-
-const load = <T>(file: string): T[] =>
-  JSON.parse(readFileSync(new URL(`golden/${file}`, import.meta.url), 'utf8'));
-const valid = load<ValidVector>('valid.json');
-const invalid = load<InvalidVector>('invalid.json');
+const { valid, invalid } = loadVectors();
 
 describe('golden/valid.json', () => {
   it.each(valid.map((v) => [v.name, v] as const))('%s', (_name, v) => {

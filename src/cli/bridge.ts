@@ -7,6 +7,7 @@ import { Bridge } from '../bridge/bridge.ts';
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
 import { Recorder } from '../bridge/recorder.ts';
 import { log, onSignals } from './log.ts';
+import { positiveInt, usage } from './usage.ts';
 
 export const BRIDGE_HELP = `usage: meterstack bridge --serial <path> [flags]
 
@@ -25,19 +26,12 @@ the serial port and the broker are reopened whenever they go away.
   --poll-ms <n>         Modbus poll period in ms
 `;
 
-function usageError(msg: string): void {
-  process.stderr.write(`meterstack bridge: ${msg}\n\n${BRIDGE_HELP}`);
-  process.exitCode = 2;
-}
+const cli = usage('bridge', BRIDGE_HELP);
+const usageError = cli.error;
 
 function intOption(name: string, text: string | undefined, fallback: number): number | null {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) {
-    usageError(`--${name} must be a positive integer, got ${text}`);
-    return null;
-  }
-  return n;
+  const n = cli.number(name, text, positiveInt, 'must be a positive integer');
+  return n === undefined ? fallback : n;
 }
 
 export async function runBridge(argv: string[]): Promise<void> {

@@ -8,6 +8,7 @@ import { createMeter } from '../../simulator/meter/index.ts';
 import { type MeterModel, MODELS, MODES, type Mode } from '../../simulator/meter/types.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
 import { log, onSignals } from './log.ts';
+import { positiveInt, usage } from './usage.ts';
 
 export const METER_HELP = `usage: meterstack meter --serial <path> --device <id> [flags]
 
@@ -27,24 +28,10 @@ of firmware-protocol/serial/PROTOCOL.md. Pair it with \`meterstack bridge\` on t
   --firmware <text>           firmware version reported in HELLO
 `;
 
-function usageError(msg: string): void {
-  process.stderr.write(`meterstack meter: ${msg}\n\n${METER_HELP}`);
-  process.exitCode = 2;
-}
-
-function num(
-  name: string,
-  text: string | undefined,
-  check: (n: number) => boolean,
-): number | undefined | null {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === '' || !check(n)) {
-    usageError(`--${name}: invalid value ${text}`);
-    return null;
-  }
-  return n;
-}
+const cli = usage('meter', METER_HELP);
+const usageError = cli.error;
+const num = (name: string, text: string | undefined, check: (n: number) => boolean) =>
+  cli.number(name, text, check);
 
 export async function runMeter(argv: string[]): Promise<void> {
   let values: Record<string, string | boolean | undefined>;
@@ -83,7 +70,6 @@ export async function runMeter(argv: string[]): Promise<void> {
   const mode = str('mode') ?? 'prepaid';
   if (!MODELS.includes(model as MeterModel)) return usageError(`--model must be one of ${MODELS.join(', ')}`);
   if (!MODES.includes(mode as Mode)) return usageError(`--mode must be one of ${MODES.join(', ')}`);
-  const positiveInt = (n: number) => Number.isInteger(n) && n > 0;
   const baud = num('baud', str('baud'), positiveInt);
   const balance = num('balance', str('balance'), Number.isSafeInteger);
   const watts = num('load-watts', str('load-watts'), (n) => n >= 0 && n <= 1e6);

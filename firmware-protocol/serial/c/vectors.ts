@@ -2,22 +2,10 @@
 // checked against exactly the data the TypeScript codec is. Expected fields come from each vector's frame
 // through the same field table (../frames.ts) the codec uses.
 
-import { readFileSync } from 'node:fs';
 import type { CommandOp } from '../../mqtt/schemas.ts';
 import { type Frame, fieldsOf } from '../frames.ts';
+import { loadVectors } from '../golden/vectors.ts';
 import { formatValue } from '../values.ts';
-
-interface ValidVector {
-  name: string;
-  line: string;
-  frame: Frame;
-  canonical: boolean;
-}
-interface InvalidVector {
-  name: string;
-  line: string;
-  code: string;
-}
 
 const KIND: Record<string, string> = {
   int: 'ML_INT',
@@ -56,9 +44,7 @@ function expectedFields(frame: Frame): string[] {
 }
 
 export function vectorsHeader(goldenDir: URL): string {
-  const load = <T>(file: string): T[] => JSON.parse(readFileSync(new URL(file, goldenDir), 'utf8'));
-  const valid = load<ValidVector>('valid.json');
-  const invalid = load<InvalidVector>('invalid.json');
+  const { valid, invalid } = loadVectors(goldenDir);
   const line = (text: string) => {
     const bytes = Buffer.from(text, 'latin1');
     return `${cString(bytes)}, ${bytes.length}`;
