@@ -4,13 +4,12 @@
 import { z } from 'zod';
 import { byteLimitProblem, PASSWORD_MAX_CHARS, SSID_MAX_CHARS } from '../../../simulator/meter/index.ts';
 import { MODES } from '../../../simulator/meter/types.ts';
+import { positiveIntParam } from '../../http/params.ts';
 import { DAY_MS, istDayStart } from '../../time/ist.ts';
 
 // Bodies use z.object, which drops unknown keys: a client that PUTs back a whole record works, and
 // nothing outside the listed fields is ever applied (no mass assignment).
-export const spaceParams = z.object({
-  space_id: z.coerce.number({ error: 'space_id must be a positive integer' }).int().positive(),
-});
+export const spaceParams = z.object({ space_id: positiveIntParam('space_id') });
 export const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
 
 const text = (max: number) => z.string().max(max, `at most ${max} characters`);
