@@ -1,10 +1,12 @@
 // issue 8 item 20 (spec-decisions 45): where a database may be opened, and errors that name the file.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { StoreOpenError } from '../errors.ts';
 import { useTempStores } from '../test-helpers.ts';
+import { assertWritable } from './open-path.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 
 const stores = useTempStores();
@@ -45,6 +47,30 @@ describe('openSqliteStore: the database directory (issue 8 item 20)', () => {
     writeFileSync(junk, 'this is not SQLite, just text that is long enough to be a header'.repeat(20));
     expect(() => openSqliteStore({ path: junk })).toThrow(
       new RegExp(`^cannot open database ${junk}: .*not a database.*\\(SQLITE_NOTADB\\)$`),
+    );
+  });
+});
+
+describe('a database the process may not write (issue 8 item 20)', () => {
+  it('the write probe fails at once on a connection SQLite opened read-only', () => {
+    const path = join(stores.dir(), 'ro.db');
+    openSqliteStore({ path }).close();
+    const db = new Database(path, { readonly: true }); // what SQLite falls back to on a read-only file
+    try {
+      expect(() => assertWritable(db)).toThrow(/readonly/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it.runIf(process.getuid?.() !== 0)('a read-only file is refused when opened, naming it', () => {
+    const path = join(stores.dir(), 'ro.db');
+    openSqliteStore({ path }).close();
+    chmodSync(path, 0o444);
+    expect(() => openSqliteStore({ path })).toThrow(
+      new RegExp(
+        `^cannot open database ${path}: attempt to write a readonly database \\(SQLITE_READONLY\\)$`,
+      ),
     );
   });
 });

@@ -6,6 +6,7 @@
 
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type Database from 'better-sqlite3';
 import { StoreOpenError } from '../errors.ts';
 
 /** Makes sure the directory of `path` exists (creating that one level if `createDir`), or throws. */
@@ -45,4 +46,14 @@ export function openError(path: string, err: unknown): StoreOpenError {
   const e = err as { message?: string; code?: string };
   const code = typeof e.code === 'string' ? ` (${e.code})` : '';
   return new StoreOpenError(`cannot open database ${path}: ${e.message ?? String(err)}${code}`, path);
+}
+
+/**
+ * SQLite opens a file it may not write read-only without a word, and the service would then start
+ * and fail on its first write. Rewriting the header's user_version with its own value is a write
+ * that changes nothing: it fails at once with SQLITE_READONLY on such a file.
+ */
+export function assertWritable(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  db.pragma(`user_version = ${Math.trunc(version)}`);
 }

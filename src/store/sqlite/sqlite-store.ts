@@ -23,7 +23,7 @@ import { Devices, Spaces } from './devices.ts';
 import { History } from './history.ts';
 import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
-import { openError, prepareDatabaseDir } from './open-path.ts';
+import { assertWritable, openError, prepareDatabaseDir } from './open-path.ts';
 import { Samples } from './samples.ts';
 import { Settings, Snapshots } from './snapshots.ts';
 
@@ -52,6 +52,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
   try {
     configure(db, busyTimeoutMs);
+    if (path !== ':memory:') assertWritable(db);
     migrate(db, undefined, now);
     return new SqliteStore(db);
   } catch (err) {
