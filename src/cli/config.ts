@@ -96,6 +96,7 @@ export function parseServeConfig(
   const apiKey = pick(values, env, 'api-key') ?? 'msk_demo';
   if (apiKey.length < 4 || apiKey.length > 200)
     throw new ConfigError('--api-key must be 4 to 200 characters');
+  const db = pick(values, env, 'db') ?? DEFAULT_DB;
   return {
     help: false,
     generatedAdminToken: given === undefined,
@@ -103,9 +104,9 @@ export function parseServeConfig(
       host: pick(values, env, 'host') ?? '127.0.0.1',
       httpPort: int(pick(values, env, 'http-port'), 'http-port', 8080, 0, 65535),
       mqttPort: int(pick(values, env, 'mqtt-port'), 'mqtt-port', 1883, 0, 65535),
-      db: pick(values, env, 'db') ?? DEFAULT_DB,
+      db,
       // Only the default's ./data is created; a --db in a missing directory is an error naming it.
-      createDbDir: pick(values, env, 'db') === undefined,
+      createDbDir: db === DEFAULT_DB,
       adminToken: given ?? `adm_${randomBytes(18).toString('base64url')}`,
       apiKey,
       speed,
