@@ -19,6 +19,8 @@ export interface ServiceConfig {
   mqttPort: number;
   /** File path, ':memory:' or a store URL. */
   db: string;
+  /** Create the database file's directory (one level) if missing; else it must exist. Default false. */
+  createDbDir?: boolean;
   adminToken: string;
   /** The demo account's API key. */
   apiKey: string;
@@ -64,7 +66,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 }
 
 async function start(config: ServiceConfig, started: (() => Promise<void>)[]): Promise<RunningService> {
-  const store = await openStore(config.db);
+  const store = await openStore(config.db, { createDir: config.createDbDir });
   started.push(() => store.close());
   const stored = await store.getSetting('clock.offset');
   const offset = Number(stored ?? 0);

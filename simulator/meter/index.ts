@@ -18,11 +18,15 @@ export { RECENT_COMMANDS_LIMIT, step } from './step.ts';
 export { createTraceMeter, type SampleEvent } from './trace.ts';
 export * from './types.ts';
 export {
+  byteLimitProblem,
   CONFIG_HOLD_SECONDS,
   CONFIG_PASSWORD,
   CONFIG_SSID,
+  PASSWORD_MAX_BYTES,
   PASSWORD_MAX_CHARS,
+  SSID_MAX_BYTES,
   SSID_MAX_CHARS,
+  utf8Length,
   type WifiStatus,
   wifiStatus,
 } from './wifi.ts';

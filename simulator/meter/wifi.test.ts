@@ -57,14 +57,18 @@ describe('[M-11] configuration mode', () => {
   });
 });
 
-describe('[M-11] credentials validation (spec §8: ssid max 32, password max 64 characters)', () => {
+describe('[M-11] [MC-3.9] credentials validation (spec §8: ssid max 32, password max 64 characters; in UTF-8 bytes too)', () => {
   const rows: [string, unknown, unknown, boolean][] = [
     ['empty ssid', '', 'password', false],
     ['1-char ssid', 'a', 'password', true],
     ['32-char ssid', 's'.repeat(32), 'password', true],
     ['33-char ssid', 's'.repeat(33), 'password', false],
-    ['32 emoji ssid (code points)', '📶'.repeat(32), 'password', true],
-    ['33 emoji ssid', '📶'.repeat(33), 'password', false],
+    ['8 emoji ssid (32 bytes)', '📶'.repeat(8), 'password', true],
+    ['9 emoji ssid (36 bytes)', '📶'.repeat(9), 'password', false],
+    ['32 × "é" ssid (32 characters, 64 bytes; issue 8 item 18)', 'é'.repeat(32), 'password', false],
+    ['16 × "é" ssid (32 bytes)', 'é'.repeat(16), 'password', true],
+    ['32 × "ü" password (64 bytes)', 'net', 'ü'.repeat(32), true],
+    ['33 × "ü" password (66 bytes)', 'net', 'ü'.repeat(33), false],
     ['open network', 'cafe', '', true],
     ['64-char password', 'net', 'p'.repeat(64), true],
     ['65-char password', 'net', 'p'.repeat(65), false],

@@ -15,6 +15,35 @@ export const SSID_MAX_CHARS = 32;
  * WPA2 passphrase, but the spec sets no minimum, so the meter takes what the API takes.
  */
 export const PASSWORD_MAX_CHARS = 64;
+/**
+ * [MC-3.9] What a meter stores is bytes: an SSID is at most 32 octets on air (IEEE 802.11), and the
+ * password buffer of WiFi firmware holds 64 (ESP-IDF `wifi_sta_config_t`). So each limit is checked
+ * in UTF-8 bytes as well as characters: 32 × "é" is 32 characters but 64 bytes, and too long.
+ */
+export const SSID_MAX_BYTES = 32;
+export const PASSWORD_MAX_BYTES = 64;
+
+/** Length in UTF-8 bytes; a lone surrogate counts as the 3 bytes of U+FFFD, as an encoder writes it. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0) as number;
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  }
+  return n;
+}
+
+/**
+ * Why `s` breaks a "`max` characters, stored in `max` bytes" limit, or null. Over `max` characters:
+ * the spec's own message, `at most N characters`; within them but over `max` bytes: that message,
+ * then the byte count, so a client matching the spec's text still matches.
+ */
+export function byteLimitProblem(s: string, max: number): string | null {
+  if (chars(s) > max) return `at most ${max} characters`;
+  const bytes = utf8Length(s);
+  if (bytes > max) return `at most ${max} characters (${max} bytes in UTF-8; this one is ${bytes} bytes)`;
+  return null;
+}
 
 export interface WifiStatus {
   ssid: string;
@@ -30,11 +59,11 @@ function chars(s: string): number {
 
 /** A reason the credentials are unacceptable, or null. */
 export function wifiCredentialsProblem(ssid: unknown, password: unknown): string | null {
-  if (typeof ssid !== 'string' || chars(ssid) < 1 || chars(ssid) > SSID_MAX_CHARS) {
-    return `ssid must be 1..${SSID_MAX_CHARS} characters`;
+  if (typeof ssid !== 'string' || chars(ssid) < 1 || utf8Length(ssid) > SSID_MAX_BYTES) {
+    return `ssid must be 1..${SSID_MAX_CHARS} characters and at most ${SSID_MAX_BYTES} bytes in UTF-8`;
   }
-  if (typeof password !== 'string' || chars(password) > PASSWORD_MAX_CHARS) {
-    return `password must be at most ${PASSWORD_MAX_CHARS} characters`;
+  if (typeof password !== 'string' || utf8Length(password) > PASSWORD_MAX_BYTES) {
+    return `password must be at most ${PASSWORD_MAX_CHARS} characters and ${PASSWORD_MAX_BYTES} bytes in UTF-8`;
   }
   return null;
 }

@@ -12,7 +12,9 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
                                                                             METERSTACK_MQTT_PORT
   --host H            address to listen on (default 127.0.0.1)              METERSTACK_HOST
   --db PATH           SQLite file or :memory: (default ./data/meterstack.db) METERSTACK_DB
-  --admin-token T     token for /sim/v1 (generated and printed if not given) METERSTACK_ADMIN_TOKEN
+                      its directory must exist (only the default ./data is created)
+  --admin-token T     token for /sim/v1 and the broker's admin login, at least 8 characters
+                      (generated and printed if not given)                  METERSTACK_ADMIN_TOKEN
   --api-key K         the demo account's API key (default msk_demo)         METERSTACK_API_KEY
   --speed N           run the virtual clock N times faster (default 1)      METERSTACK_SPEED
   --rate-limit N      requests per minute per API key, 0 = off (default 100) METERSTACK_RATE_LIMIT
@@ -23,6 +25,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
 `;
 
 export class ConfigError extends Error {}
+
+export const DEFAULT_DB = './data/meterstack.db';
 
 const OPTIONS = {
   'http-port': { type: 'string' },
@@ -88,10 +92,11 @@ export function parseServeConfig(
   }
   const given = pick(values, env, 'admin-token');
   if (given !== undefined && given.length < 8)
-    throw new ConfigError('--admin-token must be at least 8 characters');
+    throw new ConfigError('--admin-token (METERSTACK_ADMIN_TOKEN) must be at least 8 characters');
   const apiKey = pick(values, env, 'api-key') ?? 'msk_demo';
   if (apiKey.length < 4 || apiKey.length > 200)
     throw new ConfigError('--api-key must be 4 to 200 characters');
+  const db = pick(values, env, 'db') ?? DEFAULT_DB;
   return {
     help: false,
     generatedAdminToken: given === undefined,
@@ -99,7 +104,9 @@ export function parseServeConfig(
       host: pick(values, env, 'host') ?? '127.0.0.1',
       httpPort: int(pick(values, env, 'http-port'), 'http-port', 8080, 0, 65535),
       mqttPort: int(pick(values, env, 'mqtt-port'), 'mqtt-port', 1883, 0, 65535),
-      db: pick(values, env, 'db') ?? './data/meterstack.db',
+      db,
+      // Only the default's ./data is created; a --db in a missing directory is an error naming it.
+      createDbDir: db === DEFAULT_DB,
       adminToken: given ?? `adm_${randomBytes(18).toString('base64url')}`,
       apiKey,
       speed,

@@ -1,4 +1,5 @@
 import { startService } from '../service.ts';
+import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
 
 function log(level: 'info' | 'warn' | 'error', msg: string): void {
@@ -29,25 +30,16 @@ export async function runServe(argv: string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const h = `-H 'X-Service-API-Key: ${svc.apiKey}'`;
-  const a = `-H 'X-Admin-Token: ${svc.adminToken}'`;
-  process.stdout.write(`
-  meterstack is running
-  HTTP API     ${svc.httpUrl}   (OpenAPI ${svc.httpUrl}/openapi.json, Swagger UI ${svc.httpUrl}/docs)
-  MQTT broker  ${svc.mqttUrl}
-  database     ${config.db}
-  demo API key ${svc.apiKey}
-  admin token  ${svc.adminToken}${parsed.generatedAdminToken ? '   (generated; pass --admin-token to fix it)' : ''}
-  clock        ${new Date(svc.world.clock.now()).toISOString()} at ${config.speed}x
-
-  try:
-    curl -s ${h} ${svc.httpUrl}/api/v2/spaces/
-    curl -s ${h} ${svc.httpUrl}/api/v2/devices/MTR-A101/metrics
-    curl -s ${a} ${svc.httpUrl}/sim/v1/devices/MTR-B201
-    curl -s ${a} -H 'Content-Type: application/json' -d '{"seconds":3600}' ${svc.httpUrl}/sim/v1/clock/advance
-    mosquitto_sub -h ${new URL(svc.mqttUrl).hostname} -p ${new URL(svc.mqttUrl).port} -u admin -P '${svc.adminToken}' -t 'meterstack/v1/+/telemetry' -v
-
-`);
+  process.stdout.write(
+    banner({
+      svc,
+      db: config.db,
+      demo: config.demo,
+      generatedAdminToken: parsed.generatedAdminToken,
+      clockIso: new Date(svc.world.clock.now()).toISOString(),
+      speed: config.speed,
+    }),
+  );
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -8,7 +8,9 @@ import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zo
 import { v2Api } from '../api/v2/plugin.ts';
 import { simRoutes } from '../sim/routes.ts';
 import type { World } from '../world/world.ts';
+import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
 import { registerEnvelope, success } from './envelope.ts';
+import { registerJsonBody } from './json-body.ts';
 
 export interface HttpAppOptions {
   world: World;
@@ -22,11 +24,13 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 64 * 1024,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    ...edgeErrorOptions(() => opts.world.clock.now()),
   });
   // Bodies are JSON only (spec §4): fastify's default text/plain parser would hand a string to the
   // schema and answer 422; without it a non-JSON body is 415 unsupported_media_type.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app);
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built from typed objects, so they are serialized as they are: validating every
   // response against its schema would cost more than the route itself. Tests check the shapes.

@@ -25,6 +25,12 @@ export const ERRORS = {
   unsupported_media_type: { status: 415, detail: 'Send the body as application/json.' },
   service_unavailable: { status: 503, detail: 'Service is starting or stopping.' },
   internal_error: { status: 500, detail: 'Internal error.' },
+  // Answered before routing (src/http/edge-errors.ts), still in the envelope (spec-decisions 43).
+  malformed_url: { status: 400, detail: 'The URL is malformed (bad %-encoding or not UTF-8).' },
+  bad_request: { status: 400, detail: 'Malformed HTTP request.' },
+  request_timeout: { status: 408, detail: 'The request was not received in time.' },
+  uri_too_long: { status: 414, detail: 'Request URI too long.' },
+  headers_too_large: { status: 431, detail: 'Request line and headers too large.' },
 } as const satisfies Record<string, { status: number; detail: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -11,7 +11,7 @@ import { toIstIso } from '../time/ist.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
 import * as s from './schemas.ts';
-import { deviceInputFrom, meterView, spaceView } from './views.ts';
+import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 
 export interface SimRoutesOptions {
   world: World;
@@ -105,9 +105,14 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   });
 
   r.get('/devices/:device_id', { schema: { tags, security, params: s.deviceIdParams } }, async (req) => {
-    const meter = meterOr404(req.params.device_id);
+    const meter = world.meter(req.params.device_id);
+    if (!meter) {
+      const device = await world.store.getDevice(req.params.device_id);
+      if (device?.kind !== 'external') meterOr404(req.params.device_id);
+      return success(now(), externalView(device!, world.twins.get(device!.deviceId)));
+    }
     meter.tick(now());
-    return success(now(), meterView(meter, now()));
+    return success(now(), { external: false, ...meterView(meter, now()) });
   });
 
   r.post(
@@ -171,12 +176,16 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   });
 
   r.get('/devices', { schema: { tags, security } }, async () => {
-    const list = [...world.fleet.meters()].map((m) => ({
+    const virtual = [...world.fleet.meters()].map((m) => ({
       device_id: m.id,
+      external: false,
       online: m.online,
       connected: m.connected,
       ...reportedState(m.state, now()),
     }));
-    return success(now(), list);
+    const external = (await world.store.listDevices())
+      .filter((d) => d.kind === 'external')
+      .map((d) => externalView(d, world.twins.get(d.deviceId)));
+    return success(now(), [...virtual, ...external]);
   });
 }

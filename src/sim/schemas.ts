@@ -4,12 +4,13 @@
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../firmware-protocol/mqtt/topics.ts';
 import { MODELS, MODES } from '../../simulator/meter/types.ts';
+import { positiveIntParam } from '../http/params.ts';
 
 const udf = z.string().max(255).nullable().optional();
 export const udfFields = { udf1: udf, udf2: udf, udf3: udf, udf4: udf, udf5: udf };
 
 export const accountBody = z.strictObject({ name: z.string().min(1).max(200) });
-export const accountIdParams = z.object({ account_id: z.coerce.number().int().positive() });
+export const accountIdParams = z.object({ account_id: positiveIntParam('account_id') });
 export const keyBody = z
   .strictObject({ expires_at: z.iso.datetime({ offset: true }).nullable().optional() })
   .optional();

@@ -1,6 +1,7 @@
 import { reportedState } from '../../simulator/meter/index.ts';
 import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
-import type { Space } from '../store/types.ts';
+import type { Twin } from '../devices/types.ts';
+import type { DeviceRecord, Space } from '../store/types.ts';
 import { toIstIso } from '../time/ist.ts';
 import type { NewDeviceInput } from '../world/world.ts';
 import type { DeviceBody } from './schemas.ts';
@@ -81,5 +82,21 @@ export function deviceInputFrom(b: DeviceBody): NewDeviceInput {
     udf3: b.udf3 ?? null,
     udf4: b.udf4 ?? null,
     udf5: b.udf5 ?? null,
+  };
+}
+
+/**
+ * An external device (a bridged or real meter, or one in another process): nothing of its meter runs
+ * here, so there is no meter state to show, only what the service knows: its record and whether its
+ * twin is online (issue 8 item 20).
+ */
+export function externalView(device: DeviceRecord, twin: Twin | undefined) {
+  return {
+    device_id: device.deviceId,
+    external: true as const,
+    account_id: device.accountId,
+    space_id: device.spaceId,
+    model: device.model,
+    online: twin?.online ?? false,
   };
 }

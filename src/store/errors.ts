@@ -12,3 +12,16 @@ export class StoreConflictError extends Error {
     super(message);
   }
 }
+
+/** The database could not be opened; the message names the file and the reason (issue 8 item 20). */
+export class StoreOpenError extends Error {
+  override readonly name = 'StoreOpenError';
+
+  constructor(
+    message: string,
+    /** The database file as given. */
+    readonly path: string,
+  ) {
+    super(message);
+  }
+}

@@ -17,7 +17,7 @@ describe('openStore', () => {
 
   it('opens sqlite:<path>', async () => {
     const path = join(stores.dir(), 'data', 'prefixed.db');
-    await (await openStore(`sqlite:${path}`)).close();
+    await (await openStore(`sqlite:${path}`, { createDir: true })).close();
     expect(existsSync(path)).toBe(true);
   });
 

@@ -4,16 +4,17 @@ import { openSqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './types.ts';
 
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.ts';
-export { StoreConflictError } from './errors.ts';
+export { StoreConflictError, StoreOpenError } from './errors.ts';
 export { openSqliteStore, SqliteStore } from './sqlite/sqlite-store.ts';
 export type * from './types.ts';
 export { SAMPLE_PROPERTIES } from './types.ts';
 
 /**
  * `url` is a file path, `:memory:`, or `sqlite:<path>` (`sqlite::memory:` too).
- * `postgres://` and `postgresql://` are recognised but not yet supported.
+ * `postgres://` and `postgresql://` are recognised but not yet supported. A file's directory must
+ * exist; `createDir` creates that one directory (the CLI's default ./data).
  */
-export async function openStore(url: string): Promise<Store> {
+export async function openStore(url: string, options: { createDir?: boolean } = {}): Promise<Store> {
   if (typeof url !== 'string' || url.trim() === '') {
     throw new TypeError('openStore: url must be a file path, ":memory:" or "sqlite:<path>"');
   }
@@ -24,5 +25,5 @@ export async function openStore(url: string): Promise<Store> {
   if (scheme) throw new Error(`openStore: unsupported store URL scheme "${scheme[1]}:"`);
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   if (path === '') throw new TypeError('openStore: "sqlite:" needs a path, e.g. sqlite:data/meterstack.db');
-  return openSqliteStore({ path });
+  return openSqliteStore({ path, createDir: options.createDir });
 }

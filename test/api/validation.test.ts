@@ -128,8 +128,8 @@ describe('bodies', () => {
     expect(data(await v2('POST', dev('wifi'), body, a.key), 'WiFi settings updated')).toBe(true);
   });
 
-  it('lengths count characters, not UTF-16 code units: 32 emoji are a valid SSID, 33 are not', async () => {
-    const ok = { ssid: '📶'.repeat(32), password: '🔑'.repeat(64) };
+  it('lengths count characters, not UTF-16 code units, and UTF-8 bytes too [MC-3.9]: 8 emoji are a valid SSID, 33 are not', async () => {
+    const ok = { ssid: '📶'.repeat(8), password: '🔑'.repeat(16) };
     expect(data(await v2('POST', dev('wifi'), ok, a.key), 'WiFi settings updated')).toBe(true);
     expect((await meterView(t.sim, a.deviceId)).wifi.ssid).toBe(ok.ssid);
     const items = invalid(await v2('POST', dev('wifi'), { ssid: '📶'.repeat(33), password: '' }, a.key));

@@ -2,14 +2,14 @@
 // validate requests and document the OpenAPI contract.
 
 import { z } from 'zod';
+import { byteLimitProblem, PASSWORD_MAX_CHARS, SSID_MAX_CHARS } from '../../../simulator/meter/index.ts';
 import { MODES } from '../../../simulator/meter/types.ts';
+import { positiveIntParam } from '../../http/params.ts';
 import { DAY_MS, istDayStart } from '../../time/ist.ts';
 
 // Bodies use z.object, which drops unknown keys: a client that PUTs back a whole record works, and
 // nothing outside the listed fields is ever applied (no mass assignment).
-export const spaceParams = z.object({
-  space_id: z.coerce.number({ error: 'space_id must be a positive integer' }).int().positive(),
-});
+export const spaceParams = z.object({ space_id: positiveIntParam('space_id') });
 export const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
 
 const text = (max: number) => z.string().max(max, `at most ${max} characters`);
@@ -30,9 +30,23 @@ export const tariffBody = z.object({ tariff: z.number().int().min(0).max(100_000
 export const activeTariffBody = z.object({
   active_tariff: z.union([z.literal(1), z.literal(2)], { error: 'active_tariff must be 1 (EB) or 2 (DG)' }),
 });
+/**
+ * A string the meter stores: at most `max` characters (spec §8, its message) and, since firmware
+ * stores bytes, at most `max` bytes in UTF-8 [MC-3.9] (spec-decisions 41).
+ */
+const deviceText = (max: number, min = 0) =>
+  z
+    .string()
+    .min(min, { error: `at least ${min} character`, abort: true })
+    .max(max, { error: `at most ${max} characters`, abort: true })
+    .describe(`at most ${max} characters and ${max} bytes in UTF-8`)
+    .superRefine((s, ctx) => {
+      const problem = byteLimitProblem(s, max);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
 export const wifiBody = z.object({
-  ssid: z.string().min(1, 'at least 1 character').max(32, 'at most 32 characters'),
-  password: z.string().max(64, 'at most 64 characters'),
+  ssid: deviceText(SSID_MAX_CHARS, 1),
+  password: deviceText(PASSWORD_MAX_CHARS),
 });
 export const gatewayBody = z.object({ state: z.boolean() });
 

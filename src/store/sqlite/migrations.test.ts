@@ -91,9 +91,9 @@ describe('migrations', () => {
 });
 
 describe('openSqliteStore', () => {
-  it('creates parent directories and puts the file in WAL mode', async () => {
-    const path = join(stores.dir(), 'a', 'b', 'store.db');
-    const store = openSqliteStore({ path });
+  it('creates its directory when asked (one level) and puts the file in WAL mode', async () => {
+    const path = join(stores.dir(), 'a', 'store.db');
+    const store = openSqliteStore({ path, createDir: true });
     await store.close();
     expect(existsSync(path)).toBe(true);
     const db = new Database(path, { readonly: true });

@@ -2,8 +2,6 @@
 // small class that owns its tables. better-sqlite3 is synchronous; the methods are async only to match
 // the Store interface, which a networked PostgreSQL store will also implement.
 
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   Account,
@@ -25,12 +23,15 @@ import { Devices, Spaces } from './devices.ts';
 import { History } from './history.ts';
 import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
+import { assertWritable, openError, prepareDatabaseDir } from './open-path.ts';
 import { Samples } from './samples.ts';
 import { Settings, Snapshots } from './snapshots.ts';
 
 export interface SqliteStoreOptions {
-  /** A file path (parent directories are created) or ':memory:'. */
+  /** A file path or ':memory:'. Its directory must exist unless `createDir`. */
   path: string;
+  /** Create the file's directory if it is missing, one level only (open-path.ts). Default false. */
+  createDir?: boolean;
   /** How long a writer waits for another connection's lock before SQLITE_BUSY. Default 5000 ms. */
   busyTimeoutMs?: number;
   /** Clock for schema_migrations.applied_at. */
@@ -42,15 +43,21 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw new TypeError('openSqliteStore: path must be a file path or ":memory:"');
   }
   const { path, busyTimeoutMs = 5000, now = Date.now } = options;
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  if (path !== ':memory:') prepareDatabaseDir(path, options.createDir ?? false);
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (err) {
+    throw openError(path, err);
+  }
   try {
     configure(db, busyTimeoutMs);
+    if (path !== ':memory:') assertWritable(db);
     migrate(db, undefined, now);
     return new SqliteStore(db);
   } catch (err) {
     db.close();
-    throw err;
+    throw openError(path, err);
   }
 }
 

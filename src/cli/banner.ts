@@ -1,0 +1,54 @@
+// What `meterstack serve` prints once it is up: only what is true of this run. With the demo world,
+// its key and calls that use it; without (--no-demo), how to make an account, a key and a meter
+// through /sim/v1 (issue 8 item 20).
+
+import type { RunningService } from '../service.ts';
+
+export interface BannerInput {
+  svc: Pick<RunningService, 'httpUrl' | 'mqttUrl' | 'apiKey' | 'adminToken'>;
+  db: string;
+  demo: boolean;
+  generatedAdminToken: boolean;
+  clockIso: string;
+  speed: number;
+}
+
+export function banner(b: BannerInput): string {
+  const { svc } = b;
+  const url = svc.httpUrl;
+  const a = `-H 'X-Admin-Token: ${svc.adminToken}'`;
+  const json = `-H 'Content-Type: application/json'`;
+  const mqtt = new URL(svc.mqttUrl);
+  const watch = `mosquitto_sub -h ${mqtt.hostname} -p ${mqtt.port} -u admin -P '${svc.adminToken}' -t 'meterstack/v1/+/telemetry' -v`;
+  const head = [
+    '',
+    '  meterstack is running',
+    `  HTTP API     ${url}   (OpenAPI ${url}/openapi.json, Swagger UI ${url}/docs)`,
+    `  MQTT broker  ${svc.mqttUrl}`,
+    `  database     ${b.db}`,
+    ...(b.demo ? [`  demo API key ${svc.apiKey}`] : []),
+    `  admin token  ${svc.adminToken}${b.generatedAdminToken ? '   (generated; pass --admin-token to fix it)' : ''}`,
+    `  clock        ${b.clockIso} at ${b.speed}x`,
+    '',
+  ];
+  const h = `-H 'X-Service-API-Key: ${svc.apiKey}'`;
+  const tryLines = b.demo
+    ? [
+        '  try:',
+        `    curl -s ${h} ${url}/api/v2/spaces/`,
+        `    curl -s ${h} ${url}/api/v2/devices/MTR-A101/metrics`,
+        `    curl -s ${a} ${url}/sim/v1/devices/MTR-B201`,
+        `    curl -s ${a} ${json} -d '{"seconds":3600}' ${url}/sim/v1/clock/advance`,
+        `    ${watch}`,
+      ]
+    : [
+        '  no demo world (--no-demo). Create an account (its answer holds account_id and api_key):',
+        `    curl -s ${a} ${json} -d '{"name":"my account"}' ${url}/sim/v1/accounts`,
+        '  then a space and a virtual meter in it (put in the ids they answer), and call the v2 API with the key:',
+        `    curl -s ${a} ${json} -d '{"account_id":<account_id>,"name":"Block A"}' ${url}/sim/v1/spaces`,
+        `    curl -s ${a} ${json} -d '{"account_id":<account_id>,"space_id":<space_id>}' ${url}/sim/v1/devices`,
+        `    curl -s -H 'X-Service-API-Key: <api_key>' ${url}/api/v2/spaces/`,
+        `    ${watch}`,
+      ];
+  return `${[...head, ...tryLines].join('\n')}\n\n`;
+}

@@ -1,0 +1,83 @@
+// issue 8 item 20: external devices (bridged, real, or a meter in another process) are listed by
+// GET /sim/v1/devices and answered by GET /sim/v1/devices/{id}, with `external: true`, online as the
+// twin knows it from MQTT, and no meter state (none runs here).
+
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { ServiceClients } from '../helpers/mqtt.ts';
+import {
+  ADMIN_TOKEN,
+  newAccount,
+  ok,
+  provision,
+  startTestService,
+  type TestService,
+} from '../helpers/service.ts';
+
+let t: TestService;
+let clients: ServiceClients;
+let accountId: number;
+
+beforeAll(async () => {
+  t = await startTestService({ speed: 0 });
+  clients = new ServiceClients(t.svc.mqttUrl, ADMIN_TOKEN);
+  accountId = (await newAccount(t.sim)).account_id;
+});
+afterEach(() => clients.endAll());
+afterAll(() => t.close());
+
+type Listed = { device_id: string; external: boolean; online: boolean; balance?: number };
+
+describe('external devices in /sim/v1 (issue 8 item 20)', () => {
+  it('are listed and answered with external: true, online from the twin, no meter state', async () => {
+    const virtual = await provision(t.sim, { account_id: accountId });
+    const ext = await provision(t.sim, { account_id: accountId, external: true, model: 'full' });
+
+    const list = ok(await t.sim<Listed[]>('GET', '/devices'));
+    expect(list.find((d) => d.device_id === virtual.device_id)).toMatchObject({
+      external: false,
+      online: true,
+    });
+    expect(list.find((d) => d.device_id === ext.device_id)).toEqual({
+      device_id: ext.device_id,
+      external: true,
+      account_id: accountId,
+      space_id: null,
+      model: 'full',
+      online: false,
+    });
+    const one = await t.sim('GET', `/devices/${ext.device_id}`);
+    expect(one.status).toBe(200);
+    expect(one.body.data).toEqual({
+      device_id: ext.device_id,
+      external: true,
+      account_id: accountId,
+      space_id: null,
+      model: 'full',
+      online: false,
+    });
+    expect(one.body.data).not.toHaveProperty('balance');
+    expect(ok(await t.sim('GET', `/devices/${virtual.device_id}`))).toMatchObject({ external: false });
+
+    // The meter connects elsewhere and says it is online: both views follow the twin.
+    const meter = await clients.device(ext.mqtt);
+    await meter.publishAsync(
+      topicFor(ext.device_id, 'availability'),
+      JSON.stringify({ v: 1, online: true }),
+      {
+        qos: 1,
+        retain: true,
+      },
+    );
+    expect(await t.svc.world.twins.waitForAvailability(ext.device_id, true, 5_000)).toBe(true);
+    expect(ok(await t.sim<Listed>('GET', `/devices/${ext.device_id}`)).online).toBe(true);
+    const again = ok(await t.sim<Listed[]>('GET', '/devices'));
+    expect(again.find((d) => d.device_id === ext.device_id)?.online).toBe(true);
+  });
+
+  it('an unknown device is still 404', async () => {
+    const res = await t.sim('GET', '/devices/NO-SUCH-METER');
+    expect(res.status).toBe(404);
+    expect(res.body.error?.code).toBe('not_found');
+  });
+});
