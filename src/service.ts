@@ -72,7 +72,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 async function start(config: ServiceConfig, started: (() => Promise<void>)[]): Promise<RunningService> {
   const store = await openStore(config.db);
   started.push(() => store.close());
-  // [issue 8 item 4] One process runs the world on a store: a second one is refused here, before it
+  // [OWNER-1] One process runs the world on a store: a second one is refused here, before it
   // opens a port or touches a meter, with WorldOwnedError naming the holder.
   let running: RunningService | null = null;
   const lease = await WorldOwnerLease.acquire({

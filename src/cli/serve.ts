@@ -33,7 +33,7 @@ export async function runServe(argv: string[]): Promise<void> {
       },
     });
   } catch (err) {
-    // [issue 8 item 4] Another live process owns this database: a usage problem, not a crash.
+    // [OWNER-1] Another live process owns this database: a usage problem, not a crash.
     const owned = err instanceof WorldOwnedError;
     const where = owned ? `${config.db}: ` : '';
     process.stderr.write(`meterstack serve: could not start: ${where}${(err as Error).message}\n`);

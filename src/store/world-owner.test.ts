@@ -27,7 +27,7 @@ const claim = (o: Partial<OwnerClaim> = {}): OwnerClaim => ({
   ...o,
 });
 
-describe('ownerClaimDecision [world owner lease]', () => {
+describe('[OWNER-2] ownerClaimDecision', () => {
   it.each<[string, WorldOwner | null, Partial<OwnerClaim>, boolean]>([
     ['nobody holds it', null, {}, true],
     ['a live holder on this host', holder(), {}, false],
@@ -51,7 +51,7 @@ describe('ownerClaimDecision [world owner lease]', () => {
   });
 });
 
-describe('world owner lease on SQLite', () => {
+describe('[OWNER-1] [OWNER-3] world owner lease on SQLite', () => {
   it('a second connection is refused naming the holder, and takes it once the first releases', async () => {
     const a = stores.open('w.db');
     const b = stores.open('w.db');

@@ -14,7 +14,7 @@ export const OWNER_EXPIRY_MS = 30_000;
 export type ClaimDecision = { take: true; replaced: WorldOwner | null } | { take: false };
 
 /**
- * Whether `claim` may take the lease from `current`:
+ * [OWNER-2] Whether `claim` may take the lease from `current`:
  * - nobody holds it → take;
  * - a holder on this host → take only if its pid is dead (a kill -9 frees the store at once; a live
  *   holder is never taken over, however late its heartbeat: a busy event loop is not a dead process);
@@ -75,7 +75,7 @@ export interface OwnerLeaseOptions {
   renewMs?: number;
   expiryMs?: number;
   log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
-  /** Called once if the lease is found taken over by another process; the caller must stop. */
+  /** [OWNER-3] Called once if the lease is found taken over by another process; the caller must stop. */
   onLost?: () => void;
 }
 

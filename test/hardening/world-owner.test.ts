@@ -30,7 +30,7 @@ function serve(db: string): ServeProcess {
   return p;
 }
 
-describe('[world owner lease] issue 8 item 4: one serve per database', () => {
+describe('[OWNER-1] [OWNER-2] issue 8 item 4: one serve per database', () => {
   it('a second serve on the same file exits 2 naming the holder (pid, host, URLs, since); the first runs on', async () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);

@@ -1,6 +1,7 @@
 // The append-only money ledger (amounts in integer paise). Triggers in the schema refuse UPDATE and DELETE.
-// A transaction id is unique across the store, which makes a recharge idempotent: a repeat for the same
-// device returns the first entry; the same id for another device is a conflict.
+// A transaction id is unique across the store (its UNIQUE index answers every retry [LEDGER-1]), which
+// makes a recharge idempotent: a repeat for the same device returns the first entry; the same id for
+// another device is a conflict.
 
 import type Database from 'better-sqlite3';
 import { StoreConflictError } from '../errors.ts';
