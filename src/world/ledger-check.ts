@@ -52,6 +52,24 @@ export function disagreementLine(c: LedgerCheck): string {
   );
 }
 
+/** Logs each disagreement and a summary line; returns how many disagree. */
+export function reportChecks(
+  checks: readonly LedgerCheck[],
+  log: (level: 'info' | 'warn', msg: string) => void,
+): number {
+  const bad = checks.filter((c) => !c.agrees);
+  for (const c of bad) log('warn', disagreementLine(c));
+  if (checks.length > 0) {
+    log(
+      bad.length ? 'warn' : 'info',
+      `ledger check: ${checks.length - bad.length} of ${checks.length} virtual meters agree with their ledger`,
+    );
+  }
+  return bad.length;
+}
+
+export const CHARGED_BASELINE = 'snapshot predates the charged register [M-15]; its ledger is taken as right';
+
 /** The /sim/v1 view of a check: exact units as strings, paise as numbers for reading. */
 export function ledgerCheckView(c: LedgerCheck) {
   const p = (u: bigint) => Number(u) / Number(UNITS_PER_PAISE);

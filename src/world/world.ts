@@ -9,7 +9,7 @@ import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
-import { disagreementLine, type LedgerCheck, ledgerCheck } from './ledger-check.ts';
+import { CHARGED_BASELINE, type LedgerCheck, ledgerCheck, reportChecks } from './ledger-check.ts';
 import { restoreMeter, type SnapshotBody, snapshotOf } from './meter-snapshot.ts';
 import { newMeterState } from './new-meter.ts';
 import { hashSecret, newToken } from './secrets.ts';
@@ -294,16 +294,8 @@ export class World {
 
   async #checkLedgerAtStart(): Promise<void> {
     const checks = await this.checkLedger();
-    const bad = checks.filter((c) => !c.agrees);
     this.reconciliation.checkedAtStart = checks.length;
-    this.reconciliation.disagreementsAtStart = bad.length;
-    for (const c of bad) this.log('warn', disagreementLine(c));
-    if (checks.length > 0) {
-      this.log(
-        bad.length ? 'warn' : 'info',
-        `ledger check: ${checks.length - bad.length} of ${checks.length} virtual meters agree with their ledger`,
-      );
-    }
+    this.reconciliation.disagreementsAtStart = reportChecks(checks, this.log);
   }
 
   /**
@@ -396,12 +388,7 @@ export class World {
         continue;
       }
       const restored = await restoreMeter(this.store, device, snap);
-      if (restored.chargedBaseline) {
-        this.log(
-          'info',
-          `${device.deviceId}: snapshot predates the charged register; its ledger is taken as right`,
-        );
-      }
+      if (restored.chargedBaseline) this.log('info', `${device.deviceId}: ${CHARGED_BASELINE}`);
       await this.#startMeter(
         restored.state,
         restored.body.secret,
