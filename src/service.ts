@@ -79,6 +79,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     store,
     log: config.log,
     onLost: () => {
+      running?.world.abandonStore();
       void (running?.close() ?? Promise.resolve()).finally(() => config.onOwnerLost?.());
     },
   });

@@ -79,6 +79,7 @@ export class World {
   #saving: Promise<void> = Promise.resolve();
   /** Recharges append and credit one at a time, so a snapshot's ledger seq never skips an entry. */
   #crediting: Promise<unknown> = Promise.resolve();
+  #abandoned = false;
   /** What the ledger check found when the world opened [issue 8 item 2]. */
   readonly reconciliation = { checkedAtStart: 0, disagreementsAtStart: 0 };
 
@@ -332,9 +333,17 @@ export class World {
     });
   }
 
+  /**
+   * [OWNER-3] Another process owns the store now: from here on nothing of this world (snapshots, clock)
+   * is written over what the new owner keeps.
+   */
+  abandonStore(): void {
+    this.#abandoned = true;
+  }
+
   /** Saves run one after another; a failed one is reported to its caller and logged, and later ones still run. */
   #enqueueSave(save: () => Promise<void>): Promise<void> {
-    const run = this.#saving.then(save);
+    const run = this.#saving.then(() => (this.#abandoned ? undefined : save()));
     this.#saving = run.catch((err: Error) => this.log('error', `saving meter snapshots: ${err.message}`));
     return run;
   }

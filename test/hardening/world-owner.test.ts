@@ -4,9 +4,10 @@
 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServeProcess } from '../helpers/child.ts';
-import { ok, simClient, tempDir } from '../helpers/service.ts';
+import { ok, simClient, startTestService, tempDir } from '../helpers/service.ts';
 
 const TOKEN = 'owner-admin-token';
 const running = new Set<ServeProcess>();
@@ -88,5 +89,23 @@ describe('[OWNER-1] [OWNER-2] issue 8 item 4: one serve per database', () => {
     const third = serve(db);
     await third.ready();
     expect(third.stderr).not.toContain('took over');
+  });
+});
+
+describe('[OWNER-3] issue 8 item 4: a holder whose lease was taken over stops', () => {
+  it('finds out at its next renewal, logs it, closes the service and tells its owner', async () => {
+    let lost = 0;
+    const t = await startTestService({ onOwnerLost: () => lost++ });
+    // Another host took the database over (say this process had stalled past the expiry).
+    const sqlite = new Database(t.db);
+    sqlite
+      .prepare("UPDATE world_owner SET token = 'theirs', pid = 1, host = 'elsewhere', heartbeat_at = ?")
+      .run(Date.now());
+    sqlite.close();
+    for (let i = 0; i < 300 && lost === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(lost).toBe(1);
+    expect(t.logs).toContain('error world owner lease: taken over by another process; this one must stop');
+    await expect(fetch(`${t.svc.httpUrl}/healthz`)).rejects.toThrow();
+    await t.close();
   });
 });
