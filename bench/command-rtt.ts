@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { MeterCommand } from '../simulator/meter/types.ts';
+import type { TwinCommand } from '../src/devices/types.ts';
 import { startService } from '../src/service.ts';
 
 const COUNT = Number(process.argv[2] ?? 5_000);
@@ -34,7 +34,7 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function run(deviceId: string, name: string, command: (i: number) => MeterCommand): Promise<boolean> {
+async function run(deviceId: string, name: string, command: (i: number) => TwinCommand): Promise<boolean> {
   for (let i = 0; i < WARMUP; i++) await svc.world.twins.command(deviceId, command(i));
   const times: number[] = [];
   let failed = 0;

@@ -9,6 +9,7 @@ import { buildHttpApp } from './http/app.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
 import { openStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
+import { WorldOwnerLease } from './store/world-owner.ts';
 import { seedDemoWorld } from './world/demo.ts';
 import { secretMatches } from './world/secrets.ts';
 import { type Log, World } from './world/world.ts';
@@ -32,6 +33,11 @@ export interface ServiceConfig {
   rateLimit: number;
   commandTimeoutMs: number;
   log: Log;
+  /**
+   * Called after the service stopped itself because another process took its world owner lease
+   * (store/README.md); the CLI exits 2. Default: nothing more than the log line.
+   */
+  onOwnerLost?: () => void;
 }
 
 export interface RunningService {
@@ -68,6 +74,18 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 async function start(config: ServiceConfig, started: (() => Promise<void>)[]): Promise<RunningService> {
   const store = await openStore(config.db, { createDir: config.createDbDir });
   started.push(() => store.close());
+  // [OWNER-1] One process runs the world on a store: a second one is refused here, before it
+  // opens a port or touches a meter, with WorldOwnedError naming the holder.
+  let running: RunningService | null = null;
+  const lease = await WorldOwnerLease.acquire({
+    store,
+    log: config.log,
+    onLost: () => {
+      running?.world.abandonStore();
+      void (running?.close() ?? Promise.resolve()).finally(() => config.onOwnerLost?.());
+    },
+  });
+  started.push(() => lease.release());
   const stored = await store.getSetting('clock.offset');
   const offset = Number(stored ?? 0);
   const clock = new VirtualClock({
@@ -117,10 +135,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     log: config.log,
   });
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const httpUrl = `http://${host}:${port}`;
+  await lease.describe({ httpUrl, mqttUrl: broker.url });
 
   let closing: Promise<void> | null = null;
-  return {
-    httpUrl: `http://${host}:${port}`,
+  running = {
+    httpUrl,
     mqttUrl: broker.url,
     adminToken: config.adminToken,
     apiKey: config.apiKey,
@@ -134,9 +154,11 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
         await http.close();
         await world.close();
         await broker.close();
+        await lease.release();
         await store.close();
       })();
       return closing;
     },
   };
+  return running;
 }

@@ -47,8 +47,10 @@ function floorDiv(a: number, b: number): number {
 
 function addEnergy(s: MeterState, mwms: number, rate: bigint): void {
   const e = BigInt(mwms);
+  const charge = rate * e;
   s.energy += e;
-  s.balance -= rate * e;
+  s.balance -= charge;
+  s.charged += charge; // [M-15]
 }
 
 /** Integrates [s.lastTs, end) with nothing but the load changing; stops early at a prepaid cut-off. */

@@ -1,9 +1,12 @@
-// [M-5] [M-6] [M-7] [M-8] Exact billing, the prepaid cut-off, and recharges around it.
+// [M-5] [M-6] [M-7] [M-8] [M-15] Exact billing, the prepaid cut-off, and recharges around it.
 
 import { describe, expect, it } from 'vitest';
+import { fastForward } from './advance.ts';
 import { reportedBalance } from './billing.ts';
 import { MS_PER_MINUTE, powerMw } from './profiles.ts';
+import { step } from './step.ts';
 import { advance, DAY, HOUR, kwh, MINUTE, meter, paise, send, states, T0 } from './test-helpers.ts';
+import { createTraceMeter } from './trace.ts';
 import { type LoadProfile, type MeterState, UNITS_PER_PAISE } from './types.ts';
 
 const oneKw = { kind: 'constant', watts: 1000 } as const;
@@ -170,5 +173,41 @@ describe('[M-6] [M-8] recharge during cut-off', () => {
     const off = send(cutOff(), { op: 'set_relay', on: false }, T0 + HOUR).state;
     const r = send(off, { op: 'recharge', amount: 5000, transactionId: 'tx-1' }, T0 + HOUR);
     expect(states(r.effects)).toEqual([expect.objectContaining({ relay_state: false, balance: 4200 })]);
+  });
+});
+
+describe('[M-15] the charged register', () => {
+  it('balance = opening + applied recharges − charged, through tariffs, modes, a cut-off, fastForward and trace samples', () => {
+    const credits = (paiseIn: number) => paise(paiseIn);
+    let m = meter({
+      mode: 'prepaid',
+      balance: 500,
+      ebTariff: 900,
+      load: { kind: 'household', seed: 4, peakWatts: 3000 },
+    });
+    let credited = credits(500);
+    m = advance(m, T0 + 6 * HOUR).state; // runs into the prepaid cut-off
+    expect(m.charged).toBeGreaterThan(0n);
+    m = send(m, { op: 'recharge', amount: 70_000, transactionId: 'r-1' }, T0 + 7 * HOUR).state;
+    credited += credits(70_000);
+    m = send(m, { op: 'recharge', amount: 70_000, transactionId: 'r-1' }, T0 + 7 * HOUR).state; // a repeat
+    m = send(m, { op: 'set_tariff', slot: 'dg', paise: 2_345 }, T0 + 8 * HOUR).state;
+    m = send(m, { op: 'set_active_tariff', tariff: 2 }, T0 + 9 * HOUR).state;
+    m = send(m, { op: 'set_mode', mode: 'measurement' }, T0 + DAY).state;
+    m = send(m, { op: 'set_mode', mode: 'postpaid' }, T0 + 2 * DAY).state;
+    m = fastForward(m, T0 + 40 * DAY).state;
+    expect(m.balance).toBeLessThan(0n);
+    expect(m.balance).toBe(credited - m.charged);
+
+    let t = createTraceMeter({ deviceId: 't-1', balance: 100, mode: 'prepaid' }, T0);
+    for (let i = 1; i <= 20; i++) {
+      t = step(
+        t,
+        { type: 'sample', energy: kwh(1) / 10n, readings: { active_power: 6000 } },
+        T0 + i * MINUTE,
+      ).state;
+    }
+    expect(t.charged).toBeGreaterThan(0n);
+    expect(t.balance).toBe(credits(100) - t.charged);
   });
 });

@@ -20,6 +20,7 @@ describe('createMeter', () => {
       pgEnabled: false,
       energy: 0n,
       balance: 0n,
+      charged: 0n,
       load: { kind: 'constant', watts: 0 },
       wifi: { ssid: 'home-wifi', password: 'home-wifi-pass', configMode: false },
       lastTs: T0 + 5,

@@ -105,6 +105,7 @@ export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
     pgEnabled: o.pgEnabled,
     energy: BigInt(Math.round(o.energyKwh * 1000)) * 3_600_000_000n,
     balance: paiseToUnits(o.balance),
+    charged: 0n,
     load: o.load,
     seed,
     wifi: wifiJoin(seed, o.wifi.ssid, o.wifi.password),

@@ -13,7 +13,7 @@ export {
 export { HOUSEHOLD_SHAPE, MAX_LOAD_WATTS, type PowerReading, powerAt, validateLoad } from './profiles.ts';
 export { PROPERTY_CATALOGUE, type PropertyInfo, readingsAt, voltageAt } from './readings.ts';
 export { relayClosed, relayClosedFor } from './relay.ts';
-export { deserializeMeter, serializeMeter } from './serialize.ts';
+export { deserializeMeter, readMeterSnapshot, serializeMeter } from './serialize.ts';
 export { RECENT_COMMANDS_LIMIT, step } from './step.ts';
 export { createTraceMeter, type SampleEvent } from './trace.ts';
 export * from './types.ts';

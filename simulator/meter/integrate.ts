@@ -38,7 +38,9 @@ function integrateSegment(s: MeterState, end: number, effects: MeterEffect[]): v
   if (cutsOff) dt = cutoff;
   const energy = p * dt;
   s.energy += energy;
-  s.balance -= rate * energy; // [M-5] exact: balance units per mW·ms = paise per kWh
+  const charge = rate * energy; // [M-5] exact: balance units per mW·ms = paise per kWh
+  s.balance -= charge;
+  s.charged += charge; // [M-15]
   s.lastTs += Number(dt);
   if (cutsOff) effects.push({ type: 'state', state: reportedState(s, s.lastTs) }); // [M-6]
 }

@@ -1,7 +1,7 @@
 // Snapshots: serializeMeter / deserializeMeter round-trip exactly, and bad text is refused clearly.
 
 import { describe, expect, it } from 'vitest';
-import { deserializeMeter, serializeMeter } from './serialize.ts';
+import { deserializeMeter, readMeterSnapshot, serializeMeter } from './serialize.ts';
 import { step } from './step.ts';
 import { advance, DAY, HOUR, meter, sendAll, T0 } from './test-helpers.ts';
 import type { MeterState } from './types.ts';
@@ -44,6 +44,17 @@ describe('serializeMeter / deserializeMeter', () => {
     const m = busyMeter();
     const later = T0 + 5 * DAY + HOUR;
     expect(advance(deserializeMeter(serializeMeter(m)), later)).toStrictEqual(advance(m, later));
+  });
+
+  it('[M-15] reads a snapshot written before the charged register as chargedKnown: false', () => {
+    const m = busyMeter();
+    expect(readMeterSnapshot(serializeMeter(m))).toStrictEqual({ state: m, chargedKnown: true });
+    const old = JSON.parse(serializeMeter(m));
+    delete old.charged;
+    expect(readMeterSnapshot(JSON.stringify(old))).toStrictEqual({
+      state: { ...m, charged: 0n },
+      chargedKnown: false,
+    });
   });
 
   it('writes bigints as decimal strings', () => {

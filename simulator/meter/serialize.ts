@@ -12,6 +12,7 @@ export function serializeMeter(state: MeterState): string {
     ...state,
     energy: state.energy.toString(),
     balance: state.balance.toString(),
+    charged: state.charged.toString(),
   });
 }
 
@@ -57,7 +58,20 @@ function oneOf<T extends string>(o: Json, key: string, values: readonly T[]): T 
 }
 
 export function deserializeMeter(text: string): MeterState {
+  return readMeterSnapshot(text).state;
+}
+
+/**
+ * The state and whether the text carried the `charged` register [M-15]: snapshots written before it
+ * existed read as `charged: 0n`, `chargedKnown: false`, and their owner decides what it was.
+ */
+export function readMeterSnapshot(text: string): { state: MeterState; chargedKnown: boolean } {
   const o = obj(JSON.parse(text), 'state');
+  const chargedKnown = o['charged'] !== undefined;
+  return { state: parse(o, chargedKnown), chargedKnown };
+}
+
+function parse(o: Json, chargedKnown: boolean): MeterState {
   if (o['v'] !== FORMAT_VERSION) fail(`unsupported format version ${String(o['v'])}`);
   const activeTariff = num(o, 'activeTariff');
   if (activeTariff !== 1 && activeTariff !== 2) fail('activeTariff must be 1 or 2');
@@ -86,6 +100,7 @@ export function deserializeMeter(text: string): MeterState {
     pgEnabled: bool(o, 'pgEnabled'),
     energy: big(o, 'energy'),
     balance: big(o, 'balance'),
+    charged: chargedKnown ? big(o, 'charged') : 0n,
     load,
     seed: num(o, 'seed'),
     wifi: {

@@ -40,8 +40,10 @@ export function sampleStep(s: MeterState, event: SampleEvent, t: number, effects
     throw new TypeError('sample: energy must be a bigint >= 0 (mW·ms since the previous sample)');
   const closed = relayClosed(s);
   if (closed) {
+    const charge = billingRate(s) * event.energy;
     s.energy += event.energy;
-    s.balance -= billingRate(s) * event.energy;
+    s.balance -= charge;
+    s.charged += charge; // [M-15]
   }
   effects.push({ type: 'telemetry', sample: traceSample(s, event, t, closed) });
   if (relayClosed(s) !== closed) effects.push({ type: 'state', state: reportedState(s, t) });

@@ -44,6 +44,11 @@ export interface MeterState {
   energy: bigint;
   /** Balance in units of 1/3.6e12 paise; reported as integer paise rounded toward -infinity. */
   balance: bigint;
+  /**
+   * [M-15] Money billed since the meter was made, in balance units: a register that only grows. With it
+   * the owner of the credits (the service's ledger) can check `balance = credits × 3.6e12 − charged`.
+   */
+  charged: bigint;
   load: LoadProfile;
   /** Seed for the meter's own deterministic measurement noise (voltage). */
   seed: number;

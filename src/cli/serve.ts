@@ -1,4 +1,5 @@
 import { startService } from '../service.ts';
+import { WorldOwnedError } from '../store/world-owner.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
 
@@ -24,10 +25,20 @@ export async function runServe(argv: string[]): Promise<void> {
   const { config } = parsed;
   let svc: Awaited<ReturnType<typeof startService>>;
   try {
-    svc = await startService({ ...config, log });
+    svc = await startService({
+      ...config,
+      log,
+      onOwnerLost: () => {
+        process.exitCode = 2;
+        process.exit();
+      },
+    });
   } catch (err) {
-    process.stderr.write(`meterstack serve: could not start: ${(err as Error).message}\n`);
-    process.exitCode = 1;
+    // [OWNER-1] Another live process owns this database: a usage problem, not a crash.
+    const owned = err instanceof WorldOwnedError;
+    const where = owned ? `${config.db}: ` : '';
+    process.stderr.write(`meterstack serve: could not start: ${where}${(err as Error).message}\n`);
+    process.exitCode = owned ? 2 : 1;
     return;
   }
   process.stdout.write(

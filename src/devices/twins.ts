@@ -9,7 +9,7 @@ import type { MeterCommand } from '../../simulator/meter/types.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
-import type { CommandOutcome, Twin } from './types.ts';
+import type { CommandOutcome, Twin, TwinCommand } from './types.ts';
 
 export interface TwinRegistryOptions {
   mqttUrl: string;
@@ -22,6 +22,14 @@ export interface TwinRegistryOptions {
   commandTimeoutMs?: number;
   log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
 }
+
+/** [LEDGER-2] Twins never carry money: a credit without its ledger entry first would be money from nowhere. */
+const NO_CREDIT_OVER_TWINS: CommandOutcome = {
+  ok: false,
+  reason: 'rejected',
+  code: 'unsupported',
+  message: '[LEDGER-2] a recharge goes through the ledger (World.recharge), never straight to a meter',
+};
 
 interface Pending {
   resolve: (outcome: CommandOutcome) => void;
@@ -81,9 +89,10 @@ export class TwinRegistry {
   /** Sends a command and waits for the meter's reply. */
   command(
     deviceId: string,
-    command: MeterCommand,
+    command: TwinCommand,
     timeoutMs = this.#opts.commandTimeoutMs ?? 5000,
   ): Promise<CommandOutcome> {
+    if ((command as MeterCommand).op === 'recharge') return Promise.resolve(NO_CREDIT_OVER_TWINS);
     const twin = this.#twins.get(deviceId);
     const client = this.#client;
     if (!twin?.online || !client?.connected) return Promise.resolve({ ok: false, reason: 'offline' });

@@ -1,4 +1,8 @@
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+import type { MeterCommand } from '../../simulator/meter/types.ts';
+
+/** [LEDGER-2] What twins may send: every op but `recharge` (credits go through World.recharge, ledger first). */
+export type TwinCommand = Exclude<MeterCommand, { op: 'recharge' }>;
 
 /** What the service knows of one meter, mirrored from its MQTT topics. */
 export interface Twin {

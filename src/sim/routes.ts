@@ -8,6 +8,7 @@ import { reportedState } from '../../simulator/meter/index.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
+import { ledgerCheckView } from '../world/ledger-check.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
 import * as s from './schemas.ts';
@@ -112,7 +113,24 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       return success(now(), externalView(device!, world.twins.get(device!.deviceId)));
     }
     meter.tick(now());
-    return success(now(), { external: false, ...meterView(meter, now()) });
+    const [check] = await world.checkLedger(meter.id);
+    return success(now(), {
+      external: false,
+      ...meterView(meter, now()),
+      ledger: check ? ledgerCheckView(check) : null,
+    });
+
+  // [LEDGER-3] Every virtual meter against its ledger, now; and what the check at start found.
+  r.get('/ledger', { schema: { tags, security } }, async () => {
+    const checks = await world.checkLedger();
+    return success(now(), {
+      meters: checks.length,
+      disagreements: checks.filter((c) => !c.agrees).map(ledgerCheckView),
+      at_start: {
+        meters: world.reconciliation.checkedAtStart,
+        disagreements: world.reconciliation.disagreementsAtStart,
+      },
+    });
   });
 
   r.post(

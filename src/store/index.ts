@@ -8,6 +8,7 @@ export { StoreConflictError, StoreOpenError } from './errors.ts';
 export { openSqliteStore, SqliteStore } from './sqlite/sqlite-store.ts';
 export type * from './types.ts';
 export { SAMPLE_PROPERTIES } from './types.ts';
+export { WorldOwnedError, WorldOwnerLease } from './world-owner.ts';
 
 /**
  * `url` is a file path, `:memory:`, or `sqlite:<path>` (`sqlite::memory:` too).

@@ -111,6 +111,44 @@ export interface MeterSnapshot {
   updatedAt: number;
 }
 
+/** What the ledger says a device was credited: the sum of its entries, integer paise, and the newest seq. */
+export interface LedgerTotal {
+  devicePk: number;
+  total: number;
+  lastSeq: number;
+}
+
+/**
+ * The world owner lease: one process at a time runs the world (meters, twins, ledger writes) on a store.
+ * See store/README.md "World owner lease".
+ */
+export interface WorldOwner {
+  pid: number;
+  host: string;
+  /** When it took the lease, wall-clock ms. */
+  since: number;
+  /** Its last renewal, wall-clock ms. */
+  heartbeatAt: number;
+  httpUrl: string | null;
+  mqttUrl: string | null;
+}
+
+export interface OwnerClaim {
+  /** Random, per process start: what renew/describe/release name. */
+  token: string;
+  pid: number;
+  host: string;
+  now: number;
+  /** A holder on another host whose heartbeat is older than this is taken to be gone. */
+  expiryMs: number;
+  /** Whether a process of this host is alive (process.kill(pid, 0)). */
+  isAlive: (pid: number) => boolean;
+}
+
+export type OwnerClaimResult =
+  | { ok: true /** A holder found gone and replaced, if any. */; replaced: WorldOwner | null }
+  | { ok: false; holder: WorldOwner };
+
 export interface Store {
   close(): Promise<void>;
 
@@ -150,10 +188,21 @@ export interface Store {
   /** Appends to the ledger. A recharge transaction id is unique across the store: a repeat for the same device returns the first entry with duplicate=true; for another device it throws StoreConflictError. */
   appendLedger(entry: Omit<LedgerEntry, 'seq'>): Promise<{ entry: LedgerEntry; duplicate: boolean }>;
   ledgerSince(devicePk: number, afterSeq: number): Promise<LedgerEntry[]>;
+  /** Per device with ledger entries (or only `devicePk`): their sum and newest seq. */
+  ledgerTotals(devicePk?: number): Promise<LedgerTotal[]>;
 
   saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void>;
   loadMeterSnapshots(): Promise<MeterSnapshot[]>;
 
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;
+
+  /** Takes the world owner lease, atomically, unless a live holder has it (decided by ownerClaimDecision). */
+  claimWorldOwner(claim: OwnerClaim): Promise<OwnerClaimResult>;
+  /** Renews the heartbeat; false when `token` no longer holds the lease (it was taken over). */
+  renewWorldOwner(token: string, now: number): Promise<boolean>;
+  /** Records where the holder answers, once it listens. */
+  describeWorldOwner(token: string, urls: { httpUrl: string; mqttUrl: string }): Promise<void>;
+  /** Gives the lease up, if `token` still holds it. */
+  releaseWorldOwner(token: string): Promise<void>;
 }

@@ -1,10 +1,11 @@
 // What a virtual meter keeps across restarts (its "flash"): its state, its MQTT secret and whether
 // it was online. Money is safe across crashes because the ledger is written before a credit is
-// applied, and every ledger entry newer than the snapshot is applied again on restore; the meter's
-// own transaction-id memory makes that idempotent [MC-8.8].
+// applied, the snapshot records the newest ledger seq its state includes, and every ledger entry newer
+// than that is applied on restore (the meter's transaction-id memory [MC-8.8] is only a second guard).
 
-import { deserializeMeter, serializeMeter, step } from '../../simulator/meter/index.ts';
+import { readMeterSnapshot, serializeMeter, step } from '../../simulator/meter/index.ts';
 import type { MeterState } from '../../simulator/meter/types.ts';
+import { UNITS_PER_PAISE } from '../../simulator/meter/types.ts';
 import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { DeviceRecord, LedgerEntry, MeterSnapshot, Store } from '../store/types.ts';
 
@@ -53,13 +54,19 @@ export async function restoreMeter(
   store: Store,
   device: DeviceRecord,
   snap: MeterSnapshot,
-): Promise<{ state: MeterState; body: SnapshotBody; ledgerSeq: number }> {
+): Promise<{ state: MeterState; body: SnapshotBody; ledgerSeq: number; chargedBaseline: boolean }> {
   const body = JSON.parse(snap.state) as SnapshotBody;
-  let state = deserializeMeter(body.meter);
+  const read = readMeterSnapshot(body.meter);
+  let state = read.state;
   let ledgerSeq = snap.ledgerSeq;
   for (const entry of await store.ledgerSince(device.pk, snap.ledgerSeq)) {
     state = creditEntry(state, entry);
     ledgerSeq = entry.seq;
   }
-  return { state, body, ledgerSeq };
+  if (!read.chargedKnown) {
+    // [M-15] A snapshot from before the charged register: take the ledger as right, once, from here on.
+    const total = (await store.ledgerTotals(device.pk))[0]?.total ?? 0;
+    state = { ...state, charged: BigInt(total) * UNITS_PER_PAISE - state.balance };
+  }
+  return { state, body, ledgerSeq, chargedBaseline: !read.chargedKnown };
 }

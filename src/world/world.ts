@@ -9,6 +9,7 @@ import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
+import { CHARGED_BASELINE, type LedgerCheck, ledgerCheck, reportChecks } from './ledger-check.ts';
 import { restoreMeter, type SnapshotBody, snapshotOf } from './meter-snapshot.ts';
 import { newMeterState } from './new-meter.ts';
 import { hashSecret, newToken } from './secrets.ts';
@@ -76,6 +77,11 @@ export class World {
   #saveSoon: NodeJS.Timeout | null = null;
   #snapshotTimer: NodeJS.Timeout | null = null;
   #saving: Promise<void> = Promise.resolve();
+  /** Recharges append and credit one at a time, so a snapshot's ledger seq never skips an entry. */
+  #crediting: Promise<unknown> = Promise.resolve();
+  #abandoned = false;
+  /** What the ledger check found when the world opened [issue 8 item 2]. */
+  readonly reconciliation = { checkedAtStart: 0, disagreementsAtStart: 0 };
 
   private constructor(opts: WorldOptions) {
     this.#opts = opts;
@@ -103,6 +109,7 @@ export class World {
     const world = new World(opts);
     await world.twins.start();
     await world.#restore();
+    await world.#checkLedgerAtStart();
     world.fleet.start();
     world.#snapshotTimer = setInterval(
       () => void world.saveSnapshots().catch(() => undefined),
@@ -215,7 +222,12 @@ export class World {
     return this.fleet.get(deviceId);
   }
 
-  /** Credits a virtual meter, exactly once per transaction id, durable before it returns. */
+  /**
+   * Credits a virtual meter, exactly once per transaction id, durable before it returns. The ledger
+   * decides [LEDGER-1]: the entry is written first, and a transaction id already in the ledger never
+   * reaches the meter (same amount: the success of an applied recharge, applied: false; another amount:
+   * a conflict), whatever the meter still remembers.
+   */
   async recharge(
     deviceId: string,
     amount: number,
@@ -224,32 +236,67 @@ export class World {
     const meter = this.fleet.get(deviceId);
     const meta = this.#meta.get(deviceId);
     if (!meter || !meta) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
-    let result: Awaited<ReturnType<Store['appendLedger']>>;
-    try {
-      result = await this.store.appendLedger({
-        devicePk: meta.pk,
-        kind: 'recharge',
-        amount,
+    const credit = this.#crediting.then(async () => {
+      let result: Awaited<ReturnType<Store['appendLedger']>>;
+      try {
+        result = await this.store.appendLedger({
+          devicePk: meta.pk,
+          kind: 'recharge',
+          amount,
+          transactionId,
+          createdAt: this.clock.now(),
+        });
+      } catch (err) {
+        throw new WorldError('conflict', (err as Error).message);
+      }
+      if (result.duplicate) {
+        if (result.entry.amount !== amount) {
+          throw new WorldError(
+            'conflict',
+            `transaction ${transactionId} was already used for ${result.entry.amount} paise`,
+          );
+        }
+        meter.tick();
+        return false;
+      }
+      meter.command(`recharge:${transactionId}`, {
+        op: 'recharge',
+        amount: result.entry.amount,
         transactionId,
-        createdAt: this.clock.now(),
       });
-    } catch (err) {
-      throw new WorldError('conflict', (err as Error).message);
-    }
-    if (result.duplicate && result.entry.amount !== amount) {
-      throw new WorldError(
-        'conflict',
-        `transaction ${transactionId} was already used for ${result.entry.amount} paise`,
-      );
-    }
-    meter.command(`recharge:${transactionId}`, {
-      op: 'recharge',
-      amount: result.entry.amount,
-      transactionId,
+      meta.ledgerSeq = Math.max(meta.ledgerSeq, result.entry.seq);
+      return true;
     });
-    meta.ledgerSeq = Math.max(meta.ledgerSeq, result.entry.seq);
-    await this.saveSnapshots();
-    return { balance: reportedBalance(meter.state.balance), applied: !result.duplicate };
+    this.#crediting = credit.catch(() => undefined);
+    const applied = await credit;
+    if (applied) await this.saveSnapshots();
+    return { balance: reportedBalance(meter.state.balance), applied };
+  }
+
+  /**
+   * [LEDGER-3] Every virtual meter (or one) against its ledger: balance = ledger total − charged [M-15].
+   * Meters are integrated to the present first, so the figures are of this instant.
+   */
+  async checkLedger(deviceId?: string): Promise<LedgerCheck[]> {
+    const pk = deviceId === undefined ? undefined : this.#meta.get(deviceId)?.pk;
+    if (deviceId !== undefined && pk === undefined)
+      throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+    const totals = new Map((await this.store.ledgerTotals(pk)).map((t) => [t.devicePk, t.total]));
+    const checks: LedgerCheck[] = [];
+    for (const [id, meta] of this.#meta) {
+      if (pk !== undefined && meta.pk !== pk) continue;
+      const meter = this.fleet.get(id);
+      if (!meter) continue;
+      meter.tick();
+      checks.push(ledgerCheck(meter.state, totals.get(meta.pk) ?? 0));
+    }
+    return checks;
+  }
+
+  async #checkLedgerAtStart(): Promise<void> {
+    const checks = await this.checkLedger();
+    this.reconciliation.checkedAtStart = checks.length;
+    this.reconciliation.disagreementsAtStart = reportChecks(checks, this.log);
   }
 
   /**
@@ -286,9 +333,17 @@ export class World {
     });
   }
 
+  /**
+   * [OWNER-3] Another process owns the store now: from here on nothing of this world (snapshots, clock)
+   * is written over what the new owner keeps.
+   */
+  abandonStore(): void {
+    this.#abandoned = true;
+  }
+
   /** Saves run one after another; a failed one is reported to its caller and logged, and later ones still run. */
   #enqueueSave(save: () => Promise<void>): Promise<void> {
-    const run = this.#saving.then(save);
+    const run = this.#saving.then(() => (this.#abandoned ? undefined : save()));
     this.#saving = run.catch((err: Error) => this.log('error', `saving meter snapshots: ${err.message}`));
     return run;
   }
@@ -342,6 +397,7 @@ export class World {
         continue;
       }
       const restored = await restoreMeter(this.store, device, snap);
+      if (restored.chargedBaseline) this.log('info', `${device.deviceId}: ${CHARGED_BASELINE}`);
       await this.#startMeter(
         restored.state,
         restored.body.secret,

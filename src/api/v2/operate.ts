@@ -1,8 +1,8 @@
 // Sending a command to a meter on behalf of a v2 request, and turning every way it can fail into
 // the one error list: offline, no answer in time, or refused by the meter.
 
-import type { MeterCommand } from '../../../simulator/meter/types.ts';
 import type { TwinRegistry } from '../../devices/twins.ts';
+import type { TwinCommand } from '../../devices/types.ts';
 import { ApiError, type ErrorCode } from '../../http/errors.ts';
 
 export interface FailureCodes {
@@ -15,7 +15,7 @@ const CONTROL: FailureCodes = { offline: 'device_offline', timeout: 'device_time
 export async function operate(
   twins: TwinRegistry,
   deviceId: string,
-  command: MeterCommand,
+  command: TwinCommand,
   codes: FailureCodes = CONTROL,
 ): Promise<unknown> {
   const outcome = await twins.command(deviceId, command);

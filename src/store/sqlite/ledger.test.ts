@@ -98,4 +98,46 @@ describe('ledger', () => {
       db.close();
     }
   });
+
+  it('[issue 8 item 2] finds a transaction id through an index, not a scan (the ledger decides every retry)', async () => {
+    const store = stores.open();
+    await store.close();
+    const db = new Database(`${stores.dir()}/store.db`, { readonly: true });
+    try {
+      const plan = db
+        .prepare<[], { detail: string }>(
+          "EXPLAIN QUERY PLAN SELECT seq FROM ledger WHERE transaction_id = 'tx-1'",
+        )
+        .all()
+        .map((r) => r.detail)
+        .join('; ');
+      expect(plan).toMatch(/USING (COVERING )?INDEX \S+ \(transaction_id=\?\)/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('ledgerTotals: the sum and newest seq per device, or of one device', async () => {
+    const store = stores.open();
+    const a = await seedDevice(store, { deviceId: 'a' });
+    const b = await seedDevice(store, { deviceId: 'b' });
+    await store.appendLedger({
+      devicePk: a.pk,
+      kind: 'opening',
+      amount: -50,
+      transactionId: null,
+      createdAt: T0,
+    });
+    await store.appendLedger(recharge(a.pk, 'tx-1', 300));
+    await store.appendLedger(recharge(b.pk, 'tx-2', 7));
+    const last = await store.appendLedger(recharge(a.pk, 'tx-3', 1_000));
+    await store.appendLedger(recharge(a.pk, 'tx-3', 1_000)); // a repeat adds nothing
+    expect(await store.ledgerTotals()).toEqual([
+      { devicePk: a.pk, total: 1_250, lastSeq: last.entry.seq },
+      { devicePk: b.pk, total: 7, lastSeq: last.entry.seq - 1 },
+    ]);
+    expect(await store.ledgerTotals(b.pk)).toEqual([
+      { devicePk: b.pk, total: 7, lastSeq: last.entry.seq - 1 },
+    ]);
+  });
 });

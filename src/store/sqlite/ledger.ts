@@ -1,10 +1,11 @@
 // The append-only money ledger (amounts in integer paise). Triggers in the schema refuse UPDATE and DELETE.
-// A transaction id is unique across the store, which makes a recharge idempotent: a repeat for the same
-// device returns the first entry; the same id for another device is a conflict.
+// A transaction id is unique across the store (its UNIQUE index answers every retry [LEDGER-1]), which
+// makes a recharge idempotent: a repeat for the same device returns the first entry; the same id for
+// another device is a conflict.
 
 import type Database from 'better-sqlite3';
 import { StoreConflictError } from '../errors.ts';
-import type { LedgerEntry } from '../types.ts';
+import type { LedgerEntry, LedgerTotal } from '../types.ts';
 
 interface LedgerRow {
   seq: number;
@@ -26,6 +27,8 @@ export class Ledger {
   readonly #insert: Database.Statement<[number, string, number, string | null, number], LedgerRow>;
   readonly #byTransaction: Database.Statement<[string], LedgerRow>;
   readonly #since: Database.Statement<[number, number], LedgerRow>;
+  readonly #totals: Database.Statement<[], LedgerTotal>;
+  readonly #totalOf: Database.Statement<[number], LedgerTotal>;
   readonly #append: Database.Transaction<(entry: Omit<LedgerEntry, 'seq'>) => AppendResult>;
 
   constructor(db: Database.Database) {
@@ -34,6 +37,9 @@ export class Ledger {
       RETURNING ${COLUMNS}`);
     this.#byTransaction = db.prepare(`SELECT ${COLUMNS} FROM ledger WHERE transaction_id = ?`);
     this.#since = db.prepare(`SELECT ${COLUMNS} FROM ledger WHERE device_pk = ? AND seq > ? ORDER BY seq`);
+    const totals = 'SELECT device_pk AS devicePk, sum(amount) AS total, max(seq) AS lastSeq FROM ledger';
+    this.#totals = db.prepare(`${totals} GROUP BY device_pk ORDER BY device_pk`);
+    this.#totalOf = db.prepare(`${totals} WHERE device_pk = ? GROUP BY device_pk`);
     this.#append = db.transaction((entry) => {
       if (entry.transactionId !== null) {
         const first = this.#byTransaction.get(entry.transactionId);
@@ -65,6 +71,11 @@ export class Ledger {
     // IMMEDIATE: take the write lock before the lookup, so another process cannot insert the same
     // transaction id between our check and our insert.
     return this.#append.immediate({ ...entry, transactionId: entry.transactionId ?? null });
+  }
+
+  /** Sum and newest seq per device (ledger_device_seq covers both queries). */
+  totals(devicePk?: number): LedgerTotal[] {
+    return devicePk === undefined ? this.#totals.all() : this.#totalOf.all(devicePk);
   }
 
   /** Entries of one device with seq > afterSeq, in order. */

@@ -149,6 +149,25 @@ CREATE TABLE settings (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'world owner lease',
+    sql: `
+-- The world owner lease (store/README.md): at most one row, the process that runs the world on this
+-- database. token is random per process start; heartbeat_at is renewed every few seconds.
+-- PostgreSQL: the same row, claimed under pg_advisory_xact_lock instead of an IMMEDIATE transaction.
+CREATE TABLE world_owner (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  token TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  since BIGINT NOT NULL,
+  heartbeat_at BIGINT NOT NULL,
+  http_url TEXT,
+  mqtt_url TEXT
+);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -10,8 +10,11 @@ import type {
   DeviceRecord,
   HistoryPoint,
   LedgerEntry,
+  LedgerTotal,
   MeterSnapshot,
   NewDevice,
+  OwnerClaim,
+  OwnerClaimResult,
   SampleProperty,
   SampleRow,
   Space,
@@ -26,6 +29,7 @@ import { migrate } from './migrations.ts';
 import { assertWritable, openError, prepareDatabaseDir } from './open-path.ts';
 import { Samples } from './samples.ts';
 import { Settings, Snapshots } from './snapshots.ts';
+import { WorldOwnerRow } from './world-owner.ts';
 
 export interface SqliteStoreOptions {
   /** A file path or ':memory:'. Its directory must exist unless `createDir`. */
@@ -86,6 +90,7 @@ export class SqliteStore implements Store {
   readonly #ledger: Ledger;
   readonly #snapshots: Snapshots;
   readonly #settings: Settings;
+  readonly #owner: WorldOwnerRow;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -97,6 +102,7 @@ export class SqliteStore implements Store {
     this.#ledger = new Ledger(db);
     this.#snapshots = new Snapshots(db);
     this.#settings = new Settings(db);
+    this.#owner = new WorldOwnerRow(db);
   }
 
   /** Idempotent. Checkpoints the WAL into the main file. */
@@ -178,6 +184,10 @@ export class SqliteStore implements Store {
     return this.#ledger.since(devicePk, afterSeq);
   }
 
+  async ledgerTotals(devicePk?: number): Promise<LedgerTotal[]> {
+    return this.#ledger.totals(devicePk);
+  }
+
   async saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void> {
     this.#snapshots.save(snapshots);
   }
@@ -190,5 +200,18 @@ export class SqliteStore implements Store {
   }
   async setSetting(key: string, value: string): Promise<void> {
     this.#settings.set(key, value);
+  }
+
+  async claimWorldOwner(claim: OwnerClaim): Promise<OwnerClaimResult> {
+    return this.#owner.claim(claim);
+  }
+  async renewWorldOwner(token: string, now: number): Promise<boolean> {
+    return this.#owner.renew(token, now);
+  }
+  async describeWorldOwner(token: string, urls: { httpUrl: string; mqttUrl: string }): Promise<void> {
+    this.#owner.describe(token, urls);
+  }
+  async releaseWorldOwner(token: string): Promise<void> {
+    if (this.#db.open) this.#owner.release(token);
   }
 }

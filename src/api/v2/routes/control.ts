@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { MeterCommand } from '../../../../simulator/meter/types.ts';
+import type { TwinCommand } from '../../../devices/types.ts';
 import { success } from '../../../http/envelope.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
@@ -22,7 +22,7 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
   async function run(
     account: Parameters<typeof ownDevice>[1],
     deviceId: string,
-    command: MeterCommand,
+    command: TwinCommand,
     message: string,
   ) {
     const device = await ownDevice(store, account, deviceId);

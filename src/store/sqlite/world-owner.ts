@@ -1,0 +1,73 @@
+// The world owner lease in SQLite: one row, claimed inside an IMMEDIATE transaction so two processes
+// starting at once cannot both take it. The rule itself is ownerClaimDecision (../world-owner.ts).
+
+import type Database from 'better-sqlite3';
+import type { OwnerClaim, OwnerClaimResult, WorldOwner } from '../types.ts';
+import { ownerClaimDecision } from '../world-owner.ts';
+
+interface OwnerRow {
+  pid: number;
+  host: string;
+  since: number;
+  heartbeat_at: number;
+  http_url: string | null;
+  mqtt_url: string | null;
+}
+
+export class WorldOwnerRow {
+  readonly #get: Database.Statement<[], OwnerRow>;
+  readonly #put: Database.Statement<[string, number, string, number, number]>;
+  readonly #renew: Database.Statement<[number, string]>;
+  readonly #describe: Database.Statement<[string, string, string]>;
+  readonly #release: Database.Statement<[string]>;
+  readonly #claim: Database.Transaction<(claim: OwnerClaim) => OwnerClaimResult>;
+
+  constructor(db: Database.Database) {
+    this.#get = db.prepare(
+      'SELECT pid, host, since, heartbeat_at, http_url, mqtt_url FROM world_owner WHERE id = 1',
+    );
+    this.#put = db.prepare(`
+      INSERT INTO world_owner (id, token, pid, host, since, heartbeat_at, http_url, mqtt_url)
+      VALUES (1, ?, ?, ?, ?, ?, NULL, NULL)
+      ON CONFLICT (id) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
+        since = excluded.since, heartbeat_at = excluded.heartbeat_at, http_url = NULL, mqtt_url = NULL`);
+    this.#renew = db.prepare('UPDATE world_owner SET heartbeat_at = ? WHERE id = 1 AND token = ?');
+    this.#describe = db.prepare(
+      'UPDATE world_owner SET http_url = ?, mqtt_url = ? WHERE id = 1 AND token = ?',
+    );
+    this.#release = db.prepare('DELETE FROM world_owner WHERE id = 1 AND token = ?');
+    this.#claim = db.transaction((claim) => {
+      const row = this.#get.get();
+      const current: WorldOwner | null = row
+        ? {
+            pid: row.pid,
+            host: row.host,
+            since: row.since,
+            heartbeatAt: row.heartbeat_at,
+            httpUrl: row.http_url,
+            mqttUrl: row.mqtt_url,
+          }
+        : null;
+      const decision = ownerClaimDecision(current, claim);
+      if (!decision.take) return { ok: false, holder: current! };
+      this.#put.run(claim.token, claim.pid, claim.host, claim.now, claim.now);
+      return { ok: true, replaced: decision.replaced };
+    });
+  }
+
+  claim(claim: OwnerClaim): OwnerClaimResult {
+    return this.#claim.immediate(claim);
+  }
+
+  renew(token: string, now: number): boolean {
+    return this.#renew.run(now, token).changes === 1;
+  }
+
+  describe(token: string, urls: { httpUrl: string; mqttUrl: string }): void {
+    this.#describe.run(urls.httpUrl, urls.mqttUrl, token);
+  }
+
+  release(token: string): void {
+    this.#release.run(token);
+  }
+}
