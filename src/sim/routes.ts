@@ -119,6 +119,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       ...meterView(meter, now()),
       ledger: check ? ledgerCheckView(check) : null,
     });
+  });
 
   // [LEDGER-3] Every virtual meter against its ledger, now; and what the check at start found.
   r.get('/ledger', { schema: { tags, security } }, async () => {
