@@ -1,5 +1,7 @@
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 
+export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
+
 /** What the service knows of one meter, mirrored from its MQTT topics. */
 export interface Twin {
   deviceId: string;
@@ -11,6 +13,16 @@ export interface Twin {
   latest: SamplePayload | null;
   /** ts of the newest sample handed to storage. */
   lastSampleTs: number;
+}
+
+/**
+ * A meter's last reported info and state, kept across restarts so an offline meter still shows what it
+ * last said (its mode, its relay) rather than nothing.
+ */
+export interface TwinReport {
+  deviceId: string;
+  info: InfoPayload | null;
+  state: StatePayload | null;
 }
 
 /** Outcome of a command sent to a meter: a tagged result, never a thrown error for device trouble. */

@@ -111,6 +111,16 @@ export interface MeterSnapshot {
   updatedAt: number;
 }
 
+/** A meter's last reported info and state, as the JSON payloads it published (MC-5.4). */
+export interface DeviceReport {
+  devicePk: number;
+  /** The info payload as JSON text, or null if the meter never sent one. */
+  info: string | null;
+  /** The state payload as JSON text, or null if the meter never sent one. */
+  state: string | null;
+  updatedAt: number;
+}
+
 export interface Store {
   close(): Promise<void>;
 
@@ -153,6 +163,10 @@ export interface Store {
 
   saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void>;
   loadMeterSnapshots(): Promise<MeterSnapshot[]>;
+
+  /** Upserts every report in one transaction. */
+  saveDeviceReports(reports: readonly DeviceReport[]): Promise<void>;
+  loadDeviceReports(): Promise<DeviceReport[]>;
 
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;

@@ -12,6 +12,7 @@ import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.t
 import { restoreMeter, type SnapshotBody, snapshotOf } from './meter-snapshot.ts';
 import { newMeterState } from './new-meter.ts';
 import { hashSecret, newToken } from './secrets.ts';
+import { loadTwins, saveReports } from './twin-reports.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -93,6 +94,8 @@ export class World {
       devicePk: (id) => this.#pks.get(id),
       ingest: (rows) => this.#writer.add(rows),
       commandTimeoutMs: opts.commandTimeoutMs,
+      now: () => opts.clock.now(),
+      saveReports: (reports) => saveReports(opts.store, reports, (id) => this.#pks.get(id), opts.clock.now()),
       log: opts.log,
     });
     this.fleet = new Fleet({ clock: opts.clock, tickMs: opts.fleetTickMs });
@@ -101,6 +104,8 @@ export class World {
   /** Connects the twins, brings back every virtual meter as it was, and starts the fleet. */
   static async open(opts: WorldOptions): Promise<World> {
     const world = new World(opts);
+    // What each meter last reported, back in its twin before the broker says anything newer [MC-5.4].
+    world.twins.restore(await loadTwins(opts.store));
     await world.twins.start();
     await world.#restore();
     world.fleet.start();

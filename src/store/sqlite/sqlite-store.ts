@@ -10,6 +10,7 @@ import type {
   BucketMinutes,
   DevicePatch,
   DeviceRecord,
+  DeviceReport,
   HistoryPoint,
   LedgerEntry,
   MeterSnapshot,
@@ -25,6 +26,7 @@ import { Devices, Spaces } from './devices.ts';
 import { History } from './history.ts';
 import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
+import { Reports } from './reports.ts';
 import { Samples } from './samples.ts';
 import { Settings, Snapshots } from './snapshots.ts';
 
@@ -79,6 +81,7 @@ export class SqliteStore implements Store {
   readonly #ledger: Ledger;
   readonly #snapshots: Snapshots;
   readonly #settings: Settings;
+  readonly #reports: Reports;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -90,6 +93,7 @@ export class SqliteStore implements Store {
     this.#ledger = new Ledger(db);
     this.#snapshots = new Snapshots(db);
     this.#settings = new Settings(db);
+    this.#reports = new Reports(db);
   }
 
   /** Idempotent. Checkpoints the WAL into the main file. */
@@ -176,6 +180,13 @@ export class SqliteStore implements Store {
   }
   async loadMeterSnapshots(): Promise<MeterSnapshot[]> {
     return this.#snapshots.load();
+  }
+
+  async saveDeviceReports(reports: readonly DeviceReport[]): Promise<void> {
+    this.#reports.save(reports);
+  }
+  async loadDeviceReports(): Promise<DeviceReport[]> {
+    return this.#reports.load();
   }
 
   async getSetting(key: string): Promise<string | null> {
