@@ -146,7 +146,8 @@ export interface Store {
 
   /** Idempotent by (devicePk, ts): a sample delivered twice is stored once. Returns rows newly written. */
   insertSamples(rows: readonly SampleRow[]): Promise<number>;
-  latestSample(devicePk: number): Promise<SampleRow | null>;
+  /** The sample with the greatest ts (at most `notAfter`, when given). */
+  latestSample(devicePk: number, notAfter?: number): Promise<SampleRow | null>;
   countSamples(devicePk: number): Promise<number>;
   /** Last value of `property` in each bucket with data, for samples with fromTs <= ts < toTs, ascending. */
   history(

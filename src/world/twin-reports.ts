@@ -25,13 +25,17 @@ export async function saveReports(
   if (rows.length > 0) await store.saveDeviceReports(rows);
 }
 
-/** Every device's saved report and newest stored sample; a saved payload that no longer decodes is left out. */
-export async function loadTwins(store: Store): Promise<RestoredTwin[]> {
+/**
+ * Every device's saved report and newest stored sample; a saved payload that no longer decodes is left
+ * out. A sample stored beyond `notAfter` (by a version that did not check [MC-3.9]) is passed over, so it
+ * cannot pin a meter's readings.
+ */
+export async function loadTwins(store: Store, notAfter: number): Promise<RestoredTwin[]> {
   const reports = new Map((await store.loadDeviceReports()).map((r) => [r.devicePk, r]));
   const twins: RestoredTwin[] = [];
   for (const device of await store.listDevices()) {
     const report = reports.get(device.pk);
-    const row = await store.latestSample(device.pk);
+    const row = await store.latestSample(device.pk, notAfter);
     if (!report && !row) continue;
     twins.push({
       deviceId: device.deviceId,

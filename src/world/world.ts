@@ -6,6 +6,7 @@ import { Fleet } from '../../simulator/fleet.ts';
 import { reportedBalance } from '../../simulator/meter/index.ts';
 import type { LoadProfile, MeterModel, MeterState, Mode, TariffSlot } from '../../simulator/meter/types.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
+import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
@@ -105,7 +106,7 @@ export class World {
   static async open(opts: WorldOptions): Promise<World> {
     const world = new World(opts);
     // What each meter last reported, back in its twin before the broker says anything newer [MC-5.4].
-    world.twins.restore(await loadTwins(opts.store));
+    world.twins.restore(await loadTwins(opts.store, opts.clock.now() + MAX_FUTURE_SKEW_MS));
     await world.twins.start();
     await world.#restore();
     world.fleet.start();

@@ -152,8 +152,8 @@ export class SqliteStore implements Store {
   async insertSamples(rows: readonly SampleRow[]): Promise<number> {
     return this.#samples.insert(rows);
   }
-  async latestSample(devicePk: number): Promise<SampleRow | null> {
-    return this.#samples.latest(devicePk);
+  async latestSample(devicePk: number, notAfter?: number): Promise<SampleRow | null> {
+    return this.#samples.latest(devicePk, notAfter);
   }
   async countSamples(devicePk: number): Promise<number> {
     return this.#samples.count(devicePk);
