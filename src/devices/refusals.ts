@@ -63,6 +63,21 @@ export class RefusalLog {
     this.#suppressed.set(reason, (this.#suppressed.get(reason) ?? 0) + n);
   }
 
+  /** Counts each item under its reason; one log line per reason, about the first item of it. */
+  refuseGrouped<T extends { reason: RefusalReason }>(
+    items: readonly T[],
+    detail: (first: T, n: number) => string,
+  ): void {
+    const byReason = new Map<RefusalReason, T[]>();
+    for (const item of items) {
+      const list = byReason.get(item.reason);
+      if (list) list.push(item);
+      else byReason.set(item.reason, [item]);
+    }
+    for (const [reason, list] of byReason)
+      this.refuse(reason, () => detail(list[0]!, list.length), list.length);
+  }
+
   /** Logs what is still unsummarised and stops the interval timer. */
   stop(): void {
     if (this.#timer) clearTimeout(this.#timer);

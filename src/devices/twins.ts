@@ -12,6 +12,7 @@ import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
 import { judgeSamples, stateRefusal } from './plausibility.ts';
 import { RefusalLog, type RefusalReason } from './refusals.ts';
+import { ReportBatch } from './report-batch.ts';
 import type { CommandOutcome, Log, Twin, TwinReport } from './types.ts';
 
 export interface TwinRegistryOptions {
@@ -58,15 +59,25 @@ export class TwinRegistry {
   readonly #now: () => number;
   readonly #ingesting = new Set<Promise<void>>();
   readonly #waiters = new Set<{ deviceId: string; online: boolean; resolve: (ok: boolean) => void }>();
-  /** Devices whose info or state changed since the last save [MC-5.4]. */
-  readonly #unsaved = new Set<string>();
-  #saveTimer: NodeJS.Timeout | null = null;
-  #saving: Promise<void> = Promise.resolve();
+  /** Saves reported info and state [MC-5.4]; null when nothing persists them. */
+  readonly #reports: ReportBatch | null;
 
   constructor(opts: TwinRegistryOptions) {
     this.#opts = opts;
     this.#now = opts.now ?? Date.now;
     this.#refusals = new RefusalLog({ log: opts.log ?? (() => {}) });
+    const save = opts.saveReports;
+    this.#reports = save
+      ? new ReportBatch({
+          save,
+          delayMs: opts.reportDelayMs,
+          log: opts.log,
+          reportOf: (deviceId) => {
+            const t = this.#twins.get(deviceId);
+            return t && { deviceId, info: t.info, state: t.state };
+          },
+        })
+      : null;
   }
 
   /**
@@ -179,29 +190,7 @@ export class TwinRegistry {
 
   /** Saves every report not yet saved; resolves once they are durable (or the save failed, logged). */
   saveReports(): Promise<void> {
-    if (this.#saveTimer) clearTimeout(this.#saveTimer);
-    this.#saveTimer = null;
-    const save = this.#opts.saveReports;
-    if (!save || this.#unsaved.size === 0) return this.#saving;
-    const reports: TwinReport[] = [];
-    for (const deviceId of this.#unsaved) {
-      const t = this.#twins.get(deviceId);
-      if (t) reports.push({ deviceId, info: t.info, state: t.state });
-    }
-    this.#unsaved.clear();
-    this.#saving = this.#saving
-      .then(() => save(reports))
-      .catch((err: Error) => this.#opts.log?.('error', `twins: saving reported states: ${err.message}`));
-    return this.#saving;
-  }
-
-  /** [MC-5.4] Saved soon, with others, never on the message path. */
-  #reported(deviceId: string): void {
-    if (!this.#opts.saveReports) return;
-    this.#unsaved.add(deviceId);
-    if (this.#saveTimer) return;
-    this.#saveTimer = setTimeout(() => void this.saveReports(), this.#opts.reportDelayMs ?? 250);
-    this.#saveTimer.unref();
+    return this.#reports?.flush() ?? Promise.resolve();
   }
 
   #twin(deviceId: string): Twin {
@@ -280,7 +269,7 @@ export class TwinRegistry {
       return;
     }
     this.#twin(deviceId).info = info;
-    this.#reported(deviceId);
+    this.#reports?.mark(deviceId);
   }
 
   /** [MC-5.1] [MC-3.9] A state older than the one held, or stamped outside the window, changes nothing. */
@@ -296,12 +285,21 @@ export class TwinRegistry {
       return;
     }
     twin.state = state;
-    this.#reported(deviceId);
+    this.#reports?.mark(deviceId);
   }
 
   #onTelemetry(twin: Twin, msg: { samples: SamplePayload[] }): void {
     const verdict = judgeSamples(msg.samples, twin.latest, this.#now());
-    if (verdict.refused.length > 0) this.#refuseSamples(twin, verdict.refused);
+    if (verdict.refused.length > 0) {
+      const held = twin.latest;
+      const was = held ? `ts=${held.ts} energy=${held.energy}` : 'none';
+      this.#refusals.refuseGrouped(
+        verdict.refused,
+        (first, n) =>
+          `${n} sample(s) of ${twin.deviceId}, first ts=${first.sample.ts} energy=${first.sample.energy} ` +
+          `(newest held: ${was}, clock: ${this.#now()})`,
+      );
+    }
     const samples = verdict.accepted;
     if (samples.length === 0) return;
     twin.latest = verdict.newest;
@@ -327,27 +325,6 @@ export class TwinRegistry {
     );
     this.#ingesting.add(done);
     void done.finally(() => this.#ingesting.delete(done));
-  }
-
-  /** One count per sample, one log line per reason and message. */
-  #refuseSamples(twin: Twin, refused: { sample: SamplePayload; reason: RefusalReason }[]): void {
-    const byReason = new Map<RefusalReason, { sample: SamplePayload }[]>();
-    for (const r of refused) {
-      const list = byReason.get(r.reason);
-      if (list) list.push(r);
-      else byReason.set(r.reason, [r]);
-    }
-    for (const [reason, list] of byReason) {
-      const first = list[0]!.sample;
-      const held = twin.latest;
-      this.#refusals.refuse(
-        reason,
-        () =>
-          `${list.length} sample(s) of ${twin.deviceId}, first ts=${first.ts} energy=${first.energy} ` +
-          `(newest held: ${held ? `ts=${held.ts} energy=${held.energy}` : 'none'}, clock: ${this.#now()})`,
-        list.length,
-      );
-    }
   }
 
   /** [MC-8.9] A reply counts only from the device its command went to. */
