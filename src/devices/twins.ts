@@ -300,8 +300,14 @@ export class TwinRegistry {
           `(newest held: ${was}, clock: ${this.#now()})`,
       );
     }
+    // A sample refused for good counts as handled (World.settle waits for it); a future one does not.
+    let handled = 0;
+    for (const r of verdict.refused) if (r.reason !== 'tsInFuture') handled = Math.max(handled, r.sample.ts);
     const samples = verdict.accepted;
-    if (samples.length === 0) return;
+    if (samples.length === 0) {
+      if (handled > twin.lastSampleTs) twin.lastSampleTs = handled;
+      return;
+    }
     twin.latest = verdict.newest;
     const last = samples[samples.length - 1]!;
     const pk = this.#opts.devicePk(twin.deviceId);
@@ -313,7 +319,7 @@ export class TwinRegistry {
     const rows: SampleRow[] = samples.map((s) => sampleRow(pk, s));
     const done = this.#opts.ingest(rows).then(
       () => {
-        if (last.ts > twin.lastSampleTs) twin.lastSampleTs = last.ts;
+        twin.lastSampleTs = Math.max(twin.lastSampleTs, last.ts, handled);
       },
       (err: Error) => {
         this.dropped.ingestFailed += rows.length;

@@ -11,7 +11,7 @@ export interface Twin {
   info: InfoPayload | null;
   state: StatePayload | null;
   latest: SamplePayload | null;
-  /** ts of the newest sample handed to storage. */
+  /** ts of the newest sample handled: stored, or refused for good (not one stamped in the future). */
   lastSampleTs: number;
 }
 
