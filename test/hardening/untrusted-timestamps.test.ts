@@ -82,6 +82,16 @@ describe('timestamps outside the window around the service clock [MC-3.9] (issue
     expect(energy(d)).toBe(11);
     expect(d.balance).toBe(4980);
     expect(t.logs.join('\n')).toMatch(/refused 1 sample\(s\) of \S+, first ts=32472144000000 .*\[MC-3\.9\]/);
+    // History reads the honest samples; the year 2999 holds nothing.
+    const history = async (day: string) =>
+      data(
+        await v2Client(t.svc.httpUrl, a.key)<History>(
+          'GET',
+          `/devices/${a.deviceId}/metrics/history?property_id=energy&from_date=${day}&to_date=${day}&interval=1d`,
+        ),
+      ).readings.map((r) => r.value);
+    expect(await history(new Date(t0 - 60_000 + 19_800_000).toISOString().slice(0, 10))).toEqual([11]);
+    expect(await history('2999-01-01')).toEqual([]);
   });
 
   it('[MC-3.9] a state stamped 2999 is refused; a later honest state is taken', async () => {
