@@ -104,9 +104,9 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     log: config.log,
     authenticate: async (username, password) => {
       if (username === service.username) return password === service.password ? { kind: 'service' } : null;
-      // Whoever holds the admin token may watch and drive the broker, e.g. with mosquitto_sub.
-      if (username === ADMIN_MQTT_USERNAME)
-        return password === config.adminToken ? { kind: 'service' } : null;
+      // Whoever holds the admin token may watch the broker, e.g. with mosquitto_sub, but not command a
+      // meter: commands (money among them) come only from the service, through the ledger [MC-2.6].
+      if (username === ADMIN_MQTT_USERNAME) return password === config.adminToken ? { kind: 'admin' } : null;
       const hash = await store.mqttSecretHash(username);
       return hash && secretMatches(password, hash) ? { kind: 'meter', deviceId: username } : null;
     },

@@ -3,6 +3,7 @@ import { isValidPrincipal, mayPublish, maySubscribe, mayWill, type Principal } f
 import { admit } from './guard.ts';
 
 const SERVICE: Principal = { kind: 'service' };
+const ADMIN: Principal = { kind: 'admin' };
 const A: Principal = { kind: 'meter', deviceId: 'A' };
 
 describe('[MC-2.1] mayPublish', () => {
@@ -20,8 +21,26 @@ describe('[MC-2.1] mayPublish', () => {
     [SERVICE, 'meterstack/v1/A/cmd', true],
     [SERVICE, 'anything/at/all', true],
     [SERVICE, '$SYS/broker/new/clients', false],
+    [ADMIN, 'meterstack/v1/A/cmd', false],
+    [ADMIN, 'meterstack/v1/A/state', false],
+    [ADMIN, 'anything/at/all', false],
   ] as const)('%o on %s -> %s', (principal, topic, allowed) => {
     expect(mayPublish(principal, topic)).toBe(allowed);
+  });
+});
+
+describe('[MC-2.7] mayPublish with the retain flag', () => {
+  it.each([
+    [A, 'meterstack/v1/A/info', true],
+    [A, 'meterstack/v1/A/state', true],
+    [A, 'meterstack/v1/A/availability', true],
+    [A, 'meterstack/v1/A/telemetry', false],
+    [A, 'meterstack/v1/A/reply', false],
+    [SERVICE, 'meterstack/v1/A/cmd', false],
+    [SERVICE, 'meterstack/v1/A/state', true], // clearing a removed device's retained topics [MC-2.4]
+    [SERVICE, 'meterstack/service/availability', true],
+  ] as const)('%o retained on %s -> %s', (principal, topic, allowed) => {
+    expect(mayPublish(principal, topic, true)).toBe(allowed);
   });
 });
 
@@ -36,6 +55,8 @@ describe('[MC-2.2] maySubscribe', () => {
     [A, '#', false],
     [SERVICE, 'meterstack/v1/+/cmd', true],
     [SERVICE, '#', true],
+    [ADMIN, 'meterstack/v1/#', true],
+    [ADMIN, '#', true],
   ] as const)('%o to %s -> %s', (principal, filter, allowed) => {
     expect(maySubscribe(principal, filter)).toBe(allowed);
   });
@@ -47,6 +68,7 @@ describe('[MC-2.1] mayWill', () => {
     [A, 'meterstack/v1/A/state', false],
     [A, 'meterstack/v1/B/availability', false],
     [SERVICE, 'meterstack/service/availability', true],
+    [ADMIN, 'meterstack/admin/availability', false],
   ] as const)('%o will on %s -> %s', (principal, topic, allowed) => {
     expect(mayWill(principal, topic)).toBe(allowed);
   });
@@ -76,6 +98,7 @@ describe('admit (CONNECT decision)', () => {
     ['a meter with its own will', A, 'A', 'meterstack/v1/A/availability'],
     ['a meter without a will', A, 'A', undefined],
     ['the service under any client id', SERVICE, 'whatever', undefined],
+    ['the admin watcher without a will', ADMIN, 'mosq-1234', undefined],
   ] as const)('admits %s', (_case, principal, clientId, will) => {
     expect(admit(principal, clientId, will)).toEqual({ ok: true, principal });
   });

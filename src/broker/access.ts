@@ -2,14 +2,19 @@
 // tested from a table; broker.ts only wires them into aedes' hooks.
 
 import {
+  type Channel,
   DEVICE_ID_PATTERN,
   METER_PUBLISHES,
   METER_SUBSCRIBES,
+  PUBLISH_OPTIONS,
   parseTopic,
 } from '../../firmware-protocol/mqtt/topics.ts';
 
-/** The identity `authenticate` returns for a set of credentials. */
-export type Principal = { kind: 'service' } | { kind: 'meter'; deviceId: string };
+/**
+ * The identity `authenticate` returns for a set of credentials: the service (the only one that sends
+ * commands), the operator's `admin` login (a read-only watcher, [MC-2.6]), or one meter.
+ */
+export type Principal = { kind: 'service' } | { kind: 'admin' } | { kind: 'meter'; deviceId: string };
 
 /** Topics beginning with `$` are the broker's own ([MQTT-4.7.2-1]); aedes reserves `$SYS/`. */
 function isReserved(topic: string): boolean {
@@ -22,34 +27,48 @@ function isReserved(topic: string): boolean {
  * it read every meter's commands.
  */
 export function isValidPrincipal(principal: Principal): boolean {
-  return principal.kind === 'service' || DEVICE_ID_PATTERN.test(principal.deviceId);
+  return principal.kind !== 'meter' || DEVICE_ID_PATTERN.test(principal.deviceId);
 }
 
-/** [MC-2.1] A meter publishes only on its own info/state/availability/telemetry/reply. */
-export function mayPublish(principal: Principal, topic: string): boolean {
+/** [MC-2.7] Events (telemetry, cmd, reply) are never retained: a retained one would replay at every subscribe. */
+function retainAllowed(channel: Channel, retain: boolean): boolean {
+  return !retain || PUBLISH_OPTIONS[channel].retain;
+}
+
+/**
+ * [MC-2.1] A meter publishes only on its own info/state/availability/telemetry/reply, [MC-2.6] only
+ * the service publishes commands (the admin login publishes nothing), and [MC-2.7] nobody publishes
+ * telemetry, a command or a reply with the retain flag.
+ */
+export function mayPublish(principal: Principal, topic: string, retain = false): boolean {
   if (isReserved(topic)) return false;
-  if (principal.kind === 'service') return true;
+  if (principal.kind === 'admin') return false;
   const parsed = parseTopic(topic);
+  if (principal.kind === 'service') return parsed === null || retainAllowed(parsed.channel, retain);
   return (
-    parsed !== null && parsed.deviceId === principal.deviceId && METER_PUBLISHES.includes(parsed.channel)
+    parsed !== null &&
+    parsed.deviceId === principal.deviceId &&
+    METER_PUBLISHES.includes(parsed.channel) &&
+    retainAllowed(parsed.channel, retain)
   );
 }
 
 /**
  * [MC-2.2] A meter subscribes only to its own cmd topic, spelled out exactly: a filter with
  * wildcards never matches because parseTopic rejects `+` and `#` as a device id or channel.
+ * [MC-2.6] The service and the admin watcher may subscribe to anything.
  */
 export function maySubscribe(principal: Principal, filter: string): boolean {
-  if (principal.kind === 'service') return true;
+  if (principal.kind !== 'meter') return true;
   const parsed = parseTopic(filter);
   return (
     parsed !== null && parsed.deviceId === principal.deviceId && METER_SUBSCRIBES.includes(parsed.channel)
   );
 }
 
-/** [MC-2.1] A meter's will may only announce its own availability. */
-export function mayWill(principal: Principal, topic: string): boolean {
-  if (principal.kind === 'service') return mayPublish(principal, topic);
+/** [MC-2.1] A meter's will may only announce its own availability; [MC-2.6] the admin has none. */
+export function mayWill(principal: Principal, topic: string, retain = true): boolean {
+  if (principal.kind !== 'meter') return mayPublish(principal, topic, retain);
   const parsed = parseTopic(topic);
   return parsed !== null && parsed.deviceId === principal.deviceId && parsed.channel === 'availability';
 }

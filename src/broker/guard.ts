@@ -55,6 +55,13 @@ export function admit(
   return { ok: true, principal };
 }
 
+/** The contract rule a refused publish breaks, for the log line. */
+function ruleOf(principal: Principal | undefined, topic: string, retain: boolean): string {
+  if (principal?.kind === 'admin') return '[MC-2.6]';
+  if (retain && principal !== undefined && mayPublish(principal, topic, false)) return '[MC-2.7]';
+  return '[MC-2.1]';
+}
+
 export interface Guard {
   hooks: Hooks;
   principalOf(client: Client): Principal | undefined;
@@ -103,13 +110,15 @@ export function createGuard(authenticate: Authenticate, log: Log): Guard {
       // client is null only for a will persisted by a client that is gone; it was checked at CONNECT.
       if (client === null) return callback(null);
       const principal = principals.get(client);
-      if (principal !== undefined && mayPublish(principal, packet.topic)) return callback(null);
+      const retain = packet.retain === true;
+      if (principal !== undefined && mayPublish(principal, packet.topic, retain)) return callback(null);
       // MQTT 3.1.1 has no negative PUBACK: the server must either ack as normal and drop, or
       // close the connection [MQTT-3.3.5-2]. We close: a meter writing outside its own topics
       // is a bug or a forgery, and a dropped connection (its will fires) is visible where a
       // silently acked publish is not.
-      log('warn', `closing ${client.id}: publish to ${packet.topic} not allowed [MC-2.1]`);
-      callback(new Error(`publish to ${packet.topic} not allowed`));
+      const what = retain ? `retained publish to ${packet.topic}` : `publish to ${packet.topic}`;
+      log('warn', `closing ${client.id}: ${what} not allowed ${ruleOf(principal, packet.topic, retain)}`);
+      callback(new Error(`${what} not allowed`));
     },
 
     authorizeSubscribe(client, subscription, callback) {

@@ -1,15 +1,19 @@
 // Device twins: the service's mirror of every meter, fed only by MQTT (so a virtual meter, a bridged
 // serial meter and a real one look the same), plus command round trips with typed failures.
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { commandToWire, decode, encode } from '../../firmware-protocol/mqtt/codec.ts';
+import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import { parseTopic, TOPIC_ROOT, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand } from '../../simulator/meter/types.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
-import type { CommandOutcome, Twin, TwinCommand } from './types.ts';
+import { judgeSamples, stateRefusal } from './plausibility.ts';
+import { RefusalLog, type RefusalReason } from './refusals.ts';
+import { ReportBatch } from './report-batch.ts';
+import type { CommandOutcome, Log, Twin, TwinCommand, TwinReport } from './types.ts';
 
 export interface TwinRegistryOptions {
   mqttUrl: string;
@@ -20,7 +24,21 @@ export interface TwinRegistryOptions {
   /** Where telemetry goes; resolves once durable. */
   ingest: (rows: SampleRow[]) => Promise<void>;
   commandTimeoutMs?: number;
-  log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
+  /** The service's clock, against which meters' timestamps are judged [MC-3.10]. Default: wall time. */
+  now?: () => number;
+  /**
+   * Persists meters' last reported info and state (batched, off the message path) so a restart can
+   * restore them with `restore` [MC-5.4].
+   */
+  saveReports?: (reports: TwinReport[]) => Promise<void>;
+  /** How long reports wait to be saved together. Default 250 ms. */
+  reportDelayMs?: number;
+  log?: Log;
+}
+
+/** What `restore` puts back into a twin before the broker says anything. */
+export interface RestoredTwin extends TwinReport {
+  latest: SamplePayload | null;
 }
 
 /** [LEDGER-2] Twins never carry money: a credit without its ledger entry first would be money from nowhere. */
@@ -41,16 +59,52 @@ export class TwinRegistry {
   readonly #opts: TwinRegistryOptions;
   readonly #twins = new Map<string, Twin>();
   readonly #pending = new Map<string, Pending>();
-  readonly #idPrefix = randomBytes(4).toString('hex');
-  #seq = 0;
+  readonly #clientSuffix = randomBytes(4).toString('hex');
   #client: MqttClient | null = null;
   /** Malformed or unknown-device messages dropped, by reason [MC-9.2]. */
   readonly dropped = { malformed: 0, unknownDevice: 0, ingestFailed: 0 };
+  readonly #refusals: RefusalLog;
+  readonly #now: () => number;
   readonly #ingesting = new Set<Promise<void>>();
   readonly #waiters = new Set<{ deviceId: string; online: boolean; resolve: (ok: boolean) => void }>();
+  /** Saves reported info and state [MC-5.4]; null when nothing persists them. */
+  readonly #reports: ReportBatch | null;
 
   constructor(opts: TwinRegistryOptions) {
     this.#opts = opts;
+    this.#now = opts.now ?? Date.now;
+    this.#refusals = new RefusalLog({ log: opts.log ?? (() => {}) });
+    const save = opts.saveReports;
+    this.#reports = save
+      ? new ReportBatch({
+          save,
+          delayMs: opts.reportDelayMs,
+          log: opts.log,
+          reportOf: (deviceId) => {
+            const t = this.#twins.get(deviceId);
+            return t && { deviceId, info: t.info, state: t.state };
+          },
+        })
+      : null;
+  }
+
+  /**
+   * Well-formed messages refused for what they say, by reason [MC-9.5]: forged and unmatched replies
+   * [MC-8.9], implausible times [MC-3.10], stale states [MC-5.1], energy going backwards [MC-7.5], an
+   * info naming another device [MC-1.4], retained events [MC-2.7]. Samples count one by one.
+   */
+  get refused(): Readonly<Record<RefusalReason, number>> {
+    return this.#refusals.counts;
+  }
+
+  /** Puts back what meters last reported before a restart; call before `start`. Every twin starts offline. */
+  restore(twins: Iterable<RestoredTwin>): void {
+    for (const r of twins) {
+      const twin = this.#twin(r.deviceId);
+      twin.info = r.info;
+      twin.state = r.state;
+      twin.latest = r.latest;
+    }
   }
 
   async start(): Promise<void> {
@@ -58,11 +112,11 @@ export class TwinRegistry {
       url: this.#opts.mqttUrl,
       username: this.#opts.username,
       password: this.#opts.password,
-      clientId: `meterstack-service-${this.#idPrefix}`,
+      clientId: `meterstack-service-${this.#clientSuffix}`,
       reconnectPeriod: 1000,
     });
     this.#client = client;
-    client.on('message', (topic, payload) => this.#onMessage(topic, payload));
+    client.on('message', (topic, payload, packet) => this.#onMessage(topic, payload, packet.retain));
     client.on('error', (err) => this.#opts.log?.('warn', `twins: mqtt: ${err.message}`));
     // [MC-2.3] The service's session is clean, so QoS 1 on the broker→service leg guards nothing a TCP
     // connection does not: in-flight messages die with the session either way. The command path (state,
@@ -96,7 +150,8 @@ export class TwinRegistry {
     const twin = this.#twins.get(deviceId);
     const client = this.#client;
     if (!twin?.online || !client?.connected) return Promise.resolve({ ok: false, reason: 'offline' });
-    const id = `${this.#idPrefix}-${++this.#seq}`;
+    // [MC-8.2] [MC-8.9] Unguessable (122 random bits): a meter cannot answer a command it never received.
+    const id = randomUUID();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
@@ -138,6 +193,13 @@ export class TwinRegistry {
     await this.settled();
     await this.#client?.endAsync();
     this.#client = null;
+    await this.saveReports();
+    this.#refusals.stop();
+  }
+
+  /** Saves every report not yet saved; resolves once they are durable (or the save failed, logged). */
+  saveReports(): Promise<void> {
+    return this.#reports?.flush() ?? Promise.resolve();
   }
 
   #twin(deviceId: string): Twin {
@@ -157,31 +219,37 @@ export class TwinRegistry {
     return twin;
   }
 
-  #onMessage(topic: string, payload: Buffer): void {
+  #onMessage(topic: string, payload: Buffer, retain: boolean): void {
     const parsed = parseTopic(topic);
     if (!parsed || parsed.channel === 'cmd') return;
-    const decoded = decode(parsed.channel, payload);
+    const { deviceId, channel } = parsed;
+    // [MC-2.7] Events are never retained; one that is would replay old telemetry or answer a new command.
+    if (retain && (channel === 'telemetry' || channel === 'reply')) {
+      this.#refusals.refuse('retained', () => `retained ${channel} of ${deviceId}`);
+      return;
+    }
+    const decoded = decode(channel, payload);
     if (!decoded.ok) {
       this.dropped.malformed++;
       this.#opts.log?.('warn', `twins: dropped malformed message on ${topic}: ${decoded.error.message}`);
       return;
     }
-    const twin = this.#twin(parsed.deviceId);
     const msg = decoded.value;
-    switch (parsed.channel) {
+    switch (channel) {
       case 'info':
-        twin.info = msg as Twin['info'];
+        this.#onInfo(deviceId, msg as InfoPayload);
         break;
       case 'state':
-        twin.state = msg as Twin['state'];
+        this.#onState(deviceId, msg as StatePayload);
         break;
       case 'availability': {
+        const twin = this.#twin(deviceId);
         const a = msg as { online: boolean; ts?: number };
         twin.online = a.online;
         twin.onlineSince = a.ts ?? null;
-        if (!a.online) this.#failPending(parsed.deviceId);
+        if (!a.online) this.#failPending(deviceId);
         for (const w of this.#waiters) {
-          if (w.deviceId === parsed.deviceId && w.online === a.online) {
+          if (w.deviceId === deviceId && w.online === a.online) {
             this.#waiters.delete(w);
             w.resolve(true);
           }
@@ -189,29 +257,78 @@ export class TwinRegistry {
         break;
       }
       case 'telemetry':
-        this.#onTelemetry(twin, msg as { samples: NonNullable<Twin['latest']>[] });
+        this.#onTelemetry(this.#twin(deviceId), msg as { samples: SamplePayload[] });
         break;
       case 'reply':
         this.#onReply(
+          deviceId,
           msg as { id: string; ok: boolean; data?: unknown; error?: { code: string; message: string } },
         );
         break;
     }
   }
 
-  #onTelemetry(twin: Twin, msg: { samples: NonNullable<Twin['latest']>[] }): void {
-    const last = msg.samples[msg.samples.length - 1];
-    if (last && (!twin.latest || last.ts >= twin.latest.ts)) twin.latest = last;
+  /** [MC-1.4] The topic names the device; an info that names another is refused. */
+  #onInfo(deviceId: string, info: InfoPayload): void {
+    if (info.device_id !== deviceId) {
+      this.#refusals.refuse(
+        'infoDeviceMismatch',
+        () => `info on ${deviceId}'s topic naming device ${info.device_id}`,
+      );
+      return;
+    }
+    this.#twin(deviceId).info = info;
+    this.#reports?.mark(deviceId);
+  }
+
+  /** [MC-5.1] [MC-3.10] A state older than the one held, or stamped outside the window, changes nothing. */
+  #onState(deviceId: string, state: StatePayload): void {
+    const twin = this.#twin(deviceId);
+    const reason = stateRefusal(state, twin.state, this.#now());
+    if (reason !== null) {
+      this.#refusals.refuse(
+        reason,
+        () =>
+          `state of ${deviceId} stamped ${state.ts} (held: ${twin.state?.ts ?? 'none'}, clock: ${this.#now()})`,
+      );
+      return;
+    }
+    twin.state = state;
+    this.#reports?.mark(deviceId);
+  }
+
+  #onTelemetry(twin: Twin, msg: { samples: SamplePayload[] }): void {
+    const verdict = judgeSamples(msg.samples, twin.latest, this.#now());
+    if (verdict.refused.length > 0) {
+      const held = twin.latest;
+      const was = held ? `ts=${held.ts} energy=${held.energy}` : 'none';
+      this.#refusals.refuseGrouped(
+        verdict.refused,
+        (first, n) =>
+          `${n} sample(s) of ${twin.deviceId}, first ts=${first.sample.ts} energy=${first.sample.energy} ` +
+          `(newest held: ${was}, clock: ${this.#now()})`,
+      );
+    }
+    // A sample refused for good counts as handled (World.settle waits for it); a future one does not.
+    let handled = 0;
+    for (const r of verdict.refused) if (r.reason !== 'tsInFuture') handled = Math.max(handled, r.sample.ts);
+    const samples = verdict.accepted;
+    if (samples.length === 0) {
+      if (handled > twin.lastSampleTs) twin.lastSampleTs = handled;
+      return;
+    }
+    twin.latest = verdict.newest;
+    const last = samples[samples.length - 1]!;
     const pk = this.#opts.devicePk(twin.deviceId);
     if (pk === undefined) {
       this.dropped.unknownDevice++;
       this.#opts.log?.('warn', `twins: telemetry from unknown device ${twin.deviceId} not stored`);
       return;
     }
-    const rows: SampleRow[] = msg.samples.map((s) => sampleRow(pk, s));
+    const rows: SampleRow[] = samples.map((s) => sampleRow(pk, s));
     const done = this.#opts.ingest(rows).then(
       () => {
-        if (last && last.ts > twin.lastSampleTs) twin.lastSampleTs = last.ts;
+        twin.lastSampleTs = Math.max(twin.lastSampleTs, last.ts, handled);
       },
       (err: Error) => {
         this.dropped.ingestFailed += rows.length;
@@ -225,14 +342,33 @@ export class TwinRegistry {
     void done.finally(() => this.#ingesting.delete(done));
   }
 
-  #onReply(msg: {
-    id: string;
-    ok: boolean;
-    data?: unknown;
-    error?: { code: string; message: string };
-  }): void {
+  /** [MC-8.9] A reply counts only from the device its command went to. */
+  #onReply(
+    deviceId: string,
+    msg: {
+      id: string;
+      ok: boolean;
+      data?: unknown;
+      error?: { code: string; message: string };
+    },
+  ): void {
     const pending = this.#pending.get(msg.id);
-    if (!pending) return; // a late reply after a timeout, or a duplicate: nothing waits for it
+    if (!pending) {
+      // Late (after a timeout), a repeat, or a guess: nothing waits for it.
+      this.#refusals.refuse(
+        'unmatchedReply',
+        () => `reply ${msg.id} from ${deviceId}: no command waits for it`,
+      );
+      return;
+    }
+    if (pending.deviceId !== deviceId) {
+      // Another meter answering a command it never received: the real answer may still come.
+      this.#refusals.refuse(
+        'forgedReply',
+        () => `reply ${msg.id} from ${deviceId} to a command sent to ${pending.deviceId}`,
+      );
+      return;
+    }
     this.#pending.delete(msg.id);
     clearTimeout(pending.timer);
     if (msg.ok) pending.resolve({ ok: true, data: msg.data });

@@ -4,6 +4,8 @@ import type { MeterCommand } from '../../simulator/meter/types.ts';
 /** [LEDGER-2] What twins may send: every op but `recharge` (credits go through World.recharge, ledger first). */
 export type TwinCommand = Exclude<MeterCommand, { op: 'recharge' }>;
 
+export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
+
 /** What the service knows of one meter, mirrored from its MQTT topics. */
 export interface Twin {
   deviceId: string;
@@ -13,8 +15,18 @@ export interface Twin {
   info: InfoPayload | null;
   state: StatePayload | null;
   latest: SamplePayload | null;
-  /** ts of the newest sample handed to storage. */
+  /** ts of the newest sample handled: stored, or refused for good (not one stamped in the future). */
   lastSampleTs: number;
+}
+
+/**
+ * A meter's last reported info and state, kept across restarts so an offline meter still shows what it
+ * last said (its mode, its relay) rather than nothing.
+ */
+export interface TwinReport {
+  deviceId: string;
+  info: InfoPayload | null;
+  state: StatePayload | null;
 }
 
 /** Outcome of a command sent to a meter: a tagged result, never a thrown error for device trouble. */

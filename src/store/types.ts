@@ -149,6 +149,16 @@ export type OwnerClaimResult =
   | { ok: true /** A holder found gone and replaced, if any. */; replaced: WorldOwner | null }
   | { ok: false; holder: WorldOwner };
 
+/** A meter's last reported info and state, as the JSON payloads it published (MC-5.4). */
+export interface DeviceReport {
+  devicePk: number;
+  /** The info payload as JSON text, or null if the meter never sent one. */
+  info: string | null;
+  /** The state payload as JSON text, or null if the meter never sent one. */
+  state: string | null;
+  updatedAt: number;
+}
+
 export interface Store {
   close(): Promise<void>;
 
@@ -174,7 +184,8 @@ export interface Store {
 
   /** Idempotent by (devicePk, ts): a sample delivered twice is stored once. Returns rows newly written. */
   insertSamples(rows: readonly SampleRow[]): Promise<number>;
-  latestSample(devicePk: number): Promise<SampleRow | null>;
+  /** The sample with the greatest ts (at most `notAfter`, when given). */
+  latestSample(devicePk: number, notAfter?: number): Promise<SampleRow | null>;
   countSamples(devicePk: number): Promise<number>;
   /** Last value of `property` in each bucket with data, for samples with fromTs <= ts < toTs, ascending. */
   history(
@@ -193,6 +204,10 @@ export interface Store {
 
   saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void>;
   loadMeterSnapshots(): Promise<MeterSnapshot[]>;
+
+  /** Upserts every report in one transaction. */
+  saveDeviceReports(reports: readonly DeviceReport[]): Promise<void>;
+  loadDeviceReports(): Promise<DeviceReport[]>;
 
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;

@@ -113,15 +113,19 @@ export async function seedDemoWorld(world: World, apiKey: string, backfillDays =
     udf1: 'TWR-B',
   });
   for (const [i, m] of DEMO_METERS.entries()) {
-    const { space, ...rest } = m;
-    await world.provisionDevice({
+    const { space, online, ...rest } = m;
+    const { device } = await world.provisionDevice({
       ...rest,
+      online: true,
       accountId: account.id,
       spaceId: space === 'A' ? a.id : space === 'B' ? b.id : null,
       seed: 1000 + i,
       backfillDays,
       backfillPeriodS: 900,
     });
+    // An offline demo meter is one that was installed, reported its info and state, then lost power:
+    // the API shows the mode it last reported (docs/spec-decisions.md #25).
+    if (online === false) await world.setOnline(device.deviceId, false);
   }
   await world.store.setSetting(SEEDED, String(account.id));
   world.log(

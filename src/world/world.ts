@@ -6,6 +6,7 @@ import { Fleet } from '../../simulator/fleet.ts';
 import { reportedBalance } from '../../simulator/meter/index.ts';
 import type { LoadProfile, MeterModel, MeterState, Mode, TariffSlot } from '../../simulator/meter/types.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
+import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
@@ -13,6 +14,7 @@ import { CHARGED_BASELINE, type LedgerCheck, ledgerCheck, reportChecks } from '.
 import { restoreMeter, type SnapshotBody, snapshotOf } from './meter-snapshot.ts';
 import { newMeterState } from './new-meter.ts';
 import { hashSecret, newToken } from './secrets.ts';
+import { loadTwins, saveReports } from './twin-reports.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -99,6 +101,8 @@ export class World {
       devicePk: (id) => this.#pks.get(id),
       ingest: (rows) => this.#writer.add(rows),
       commandTimeoutMs: opts.commandTimeoutMs,
+      now: () => opts.clock.now(),
+      saveReports: (reports) => saveReports(opts.store, reports, (id) => this.#pks.get(id), opts.clock.now()),
       log: opts.log,
     });
     this.fleet = new Fleet({ clock: opts.clock, tickMs: opts.fleetTickMs });
@@ -107,6 +111,8 @@ export class World {
   /** Connects the twins, brings back every virtual meter as it was, and starts the fleet. */
   static async open(opts: WorldOptions): Promise<World> {
     const world = new World(opts);
+    // What each meter last reported, back in its twin before the broker says anything newer [MC-5.4].
+    world.twins.restore(await loadTwins(opts.store, opts.clock.now() + MAX_FUTURE_SKEW_MS));
     await world.twins.start();
     await world.#restore();
     await world.#checkLedgerAtStart();

@@ -36,6 +36,16 @@ beforeAll(async () => {
 afterEach(() => clients.endAll());
 afterAll(() => t.close());
 
+/** A second client with the service's own login: since [MC-2.6] only the service may publish commands. */
+function asService() {
+  const { username, password } = t.svc.service;
+  return clients.connect({
+    clientId: `test-service-${Math.random().toString(36).slice(2)}`,
+    username,
+    password,
+  });
+}
+
 describe('a command through the twin', () => {
   it('reads the meter’s present readings and state [MC-8.6]', async () => {
     const { device_id } = await provision(t.sim, { account_id: accountId, model: 'full', load_watts: 1200 });
@@ -139,7 +149,7 @@ describe('a command through the twin', () => {
 describe('a command delivered twice with the same id [MC-8.8]', () => {
   it('is applied once: two recharges with one command id and different transaction ids credit once, with identical replies', async () => {
     const { device_id } = await provision(t.sim, { account_id: accountId, balance: 1000 });
-    const admin = await clients.admin();
+    const admin = await asService();
     const inbox = new Inbox(admin);
     await subscribe(admin, topicFor(device_id, 'reply'));
     const cmd = (transactionId: string) =>
@@ -162,7 +172,7 @@ describe('a command delivered twice with the same id [MC-8.8]', () => {
 
   it('is answered again but not applied again, whatever it now says (set_gateway)', async () => {
     const { device_id } = await provision(t.sim, { account_id: accountId });
-    const admin = await clients.admin();
+    const admin = await asService();
     const inbox = new Inbox(admin);
     await subscribe(admin, topicFor(device_id, 'reply'));
     const send = (enabled: boolean) =>
@@ -177,6 +187,29 @@ describe('a command delivered twice with the same id [MC-8.8]', () => {
     const [first, second] = await inbox.count(2);
     expect(second!.payload).toBe(first!.payload);
     expect((await view(device_id)).pg_enabled).toBe(true);
+  });
+});
+
+describe('a recharge acknowledged over MQTT [MC-8.5]', () => {
+  it('is on disk the moment the meter replies: the snapshot already holds the credit', async () => {
+    const { device_id } = await provision(t.sim, { account_id: accountId, balance: 100, load_watts: 0 });
+    const pk = (await t.svc.store.getDevice(device_id))!.pk;
+    const service = await asService();
+    await subscribe(service, topicFor(device_id, 'reply'));
+    const onDisk = new Promise<string>((resolve) =>
+      service.on('message', () => {
+        // Read synchronously on hearing the reply: a save that is merely scheduled would not be there yet.
+        void t.svc.store
+          .loadMeterSnapshots()
+          .then((all) => resolve(all.find((x) => x.devicePk === pk)!.state));
+      }),
+    );
+    const cmd = { v: 1, id: 'card-topup-1', op: 'recharge', amount: 250, transaction_id: 'card-1' };
+    await service.publishAsync(topicFor(device_id, 'cmd'), JSON.stringify(cmd), { qos: 1 });
+    const snapshot = JSON.parse(await onDisk) as { meter: string };
+    expect((JSON.parse(snapshot.meter) as { balance: string }).balance).toBe(
+      (350n * 3_600_000_000_000n).toString(),
+    );
   });
 });
 

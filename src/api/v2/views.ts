@@ -17,8 +17,9 @@ export function propertiesOf(device: DeviceRecord, twin: Twin | undefined): read
 }
 
 /**
- * The meter's last reported mode. A device that has never reported one (an external meter that has
- * not connected yet) shows `measurement`: it bills nothing and switches nothing (docs/spec-decisions.md).
+ * The meter's last reported mode, online or not: the twin keeps it across restarts [MC-5.4]. Only a
+ * device that has never reported one (an external meter that has not connected yet) shows
+ * `measurement`: it bills nothing and switches nothing (docs/spec-decisions.md #25).
  */
 export function modeOf(twin: Twin | undefined): Mode {
   return twin?.state?.mode ?? 'measurement';

@@ -168,6 +168,20 @@ CREATE TABLE world_owner (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'device reports',
+    sql: `
+-- Each meter's last reported info and state (MQTT contract MC-5.4), as JSON text, so an offline meter
+-- shows what it last said after a restart. Upserted in batches; one row per device.
+CREATE TABLE device_reports (
+  device_pk INTEGER PRIMARY KEY REFERENCES devices (pk),
+  info TEXT,
+  state TEXT,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -46,7 +46,7 @@ export class Samples {
   readonly #insert: Database.Statement<SampleTuple>;
   readonly #upsert15m: Database.Statement<RollupTuple>;
   readonly #upsert1d: Database.Statement<RollupTuple>;
-  readonly #latest: Database.Statement<[number], StoredSample>;
+  readonly #latest: Database.Statement<[number, number], StoredSample>;
   readonly #count: Database.Statement<[number], { n: number }>;
   readonly #insertMany: (rows: readonly SampleRow[]) => number;
 
@@ -57,7 +57,8 @@ export class Samples {
     this.#upsert15m = db.prepare(rollupUpsert('samples_15m'));
     this.#upsert1d = db.prepare(rollupUpsert('samples_1d'));
     this.#latest = db.prepare(`
-      SELECT device_pk, ts, ${VALUE_COLUMNS} FROM samples WHERE device_pk = ? ORDER BY ts DESC LIMIT 1`);
+      SELECT device_pk, ts, ${VALUE_COLUMNS} FROM samples WHERE device_pk = ? AND ts <= ?
+      ORDER BY ts DESC LIMIT 1`);
     this.#count = db.prepare('SELECT count(*) AS n FROM samples WHERE device_pk = ?');
     this.#insertMany = db.transaction((rows: readonly SampleRow[]) => this.#write(rows));
   }
@@ -68,8 +69,8 @@ export class Samples {
     return this.#insertMany(rows);
   }
 
-  latest(devicePk: number): SampleRow | null {
-    const row = this.#latest.get(devicePk);
+  latest(devicePk: number, notAfter = Number.MAX_SAFE_INTEGER): SampleRow | null {
+    const row = this.#latest.get(devicePk, notAfter);
     return row ? toSampleRow(row) : null;
   }
 

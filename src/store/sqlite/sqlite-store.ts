@@ -8,6 +8,7 @@ import type {
   BucketMinutes,
   DevicePatch,
   DeviceRecord,
+  DeviceReport,
   HistoryPoint,
   LedgerEntry,
   LedgerTotal,
@@ -27,6 +28,7 @@ import { History } from './history.ts';
 import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
 import { assertWritable, openError, prepareDatabaseDir } from './open-path.ts';
+import { Reports } from './reports.ts';
 import { Samples } from './samples.ts';
 import { Settings, Snapshots } from './snapshots.ts';
 import { WorldOwnerRow } from './world-owner.ts';
@@ -91,6 +93,7 @@ export class SqliteStore implements Store {
   readonly #snapshots: Snapshots;
   readonly #settings: Settings;
   readonly #owner: WorldOwnerRow;
+  readonly #reports: Reports;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -103,6 +106,7 @@ export class SqliteStore implements Store {
     this.#snapshots = new Snapshots(db);
     this.#settings = new Settings(db);
     this.#owner = new WorldOwnerRow(db);
+    this.#reports = new Reports(db);
   }
 
   /** Idempotent. Checkpoints the WAL into the main file. */
@@ -161,8 +165,8 @@ export class SqliteStore implements Store {
   async insertSamples(rows: readonly SampleRow[]): Promise<number> {
     return this.#samples.insert(rows);
   }
-  async latestSample(devicePk: number): Promise<SampleRow | null> {
-    return this.#samples.latest(devicePk);
+  async latestSample(devicePk: number, notAfter?: number): Promise<SampleRow | null> {
+    return this.#samples.latest(devicePk, notAfter);
   }
   async countSamples(devicePk: number): Promise<number> {
     return this.#samples.count(devicePk);
@@ -193,6 +197,13 @@ export class SqliteStore implements Store {
   }
   async loadMeterSnapshots(): Promise<MeterSnapshot[]> {
     return this.#snapshots.load();
+  }
+
+  async saveDeviceReports(reports: readonly DeviceReport[]): Promise<void> {
+    this.#reports.save(reports);
+  }
+  async loadDeviceReports(): Promise<DeviceReport[]> {
+    return this.#reports.load();
   }
 
   async getSetting(key: string): Promise<string | null> {

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { decodeReplyData } from '../../../../firmware-protocol/mqtt/codec.ts';
+import { MAX_FUTURE_SKEW_MS } from '../../../devices/plausibility.ts';
 import { success } from '../../../http/envelope.ts';
 import { ApiError } from '../../../http/errors.ts';
 import { ownDevice } from '../access.ts';
@@ -37,7 +38,10 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
       const space = (await store.getSpace(device.spaceId!))!;
       const twin = twins.get(device.deviceId);
       // The twin's newest reading is fresher; the store answers until the meter has published one.
-      const sample = twin?.latest ? null : ((await store.latestSample(device.pk)) as LatestSample | null);
+      // Never a sample beyond the plausible window [MC-3.10] (stored before it was checked).
+      const sample = twin?.latest
+        ? null
+        : ((await store.latestSample(device.pk, now() + MAX_FUTURE_SKEW_MS)) as LatestSample | null);
       return success(now(), deviceView(device, space, twin, latestOf(twin, sample)));
     },
   );

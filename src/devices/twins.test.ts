@@ -1,0 +1,70 @@
+// The twins behind a broker that does not enforce meterstack's rules (any MQTT broker may stand in for
+// the embedded one): they must refuse by themselves what the contract forbids.
+
+import { createServer } from 'node:net';
+import { Aedes } from 'aedes';
+import { connectAsync } from 'mqtt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import type { SampleRow } from '../store/types.ts';
+import { TwinRegistry } from './twins.ts';
+
+const NOW = Date.UTC(2026, 10, 23, 12, 0);
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function plainBroker(): Promise<string> {
+  const aedes = await Aedes.createBroker();
+  const server = createServer((s) => aedes.handle(s));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  cleanups.push(async () => {
+    await new Promise<void>((r) => aedes.close(() => r()));
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+  const { port } = server.address() as { port: number };
+  return `mqtt://127.0.0.1:${port}`;
+}
+
+describe('TwinRegistry on a broker that lets anything through', () => {
+  it('[MC-2.7] ignores retained telemetry and replies and counts them', async () => {
+    const url = await plainBroker();
+    const meter = await connectAsync(url, { clientId: 'M1' });
+    cleanups.push(() => meter.endAsync());
+    const sample = { ts: NOW, energy: 1, active_power: 1, voltage: 230, balance: 0 };
+    await meter.publishAsync(topicFor('M1', 'telemetry'), JSON.stringify({ v: 1, samples: [sample] }), {
+      qos: 1,
+      retain: true,
+    });
+    await meter.publishAsync(topicFor('M1', 'reply'), JSON.stringify({ v: 1, id: 'r-1', ok: true }), {
+      qos: 1,
+      retain: true,
+    });
+
+    const stored: SampleRow[] = [];
+    const twins = new TwinRegistry({
+      mqttUrl: url,
+      username: 'svc',
+      password: 'x',
+      devicePk: () => 1,
+      ingest: async (rows) => void stored.push(...rows),
+      now: () => NOW,
+    });
+    cleanups.push(() => twins.stop());
+    await twins.start(); // the broker hands over both retained messages on subscribe
+    for (let i = 0; twins.refused.retained < 2 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(twins.refused.retained).toBe(2);
+    expect(twins.refused.unmatchedReply).toBe(0);
+    await twins.settled();
+    expect(stored).toEqual([]);
+    expect(twins.get('M1')?.latest ?? null).toBeNull();
+
+    // The same sample, not retained, is taken.
+    await meter.publishAsync(topicFor('M1', 'telemetry'), JSON.stringify({ v: 1, samples: [sample] }), {
+      qos: 1,
+    });
+    for (let i = 0; stored.length === 0 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(stored.map((r) => r.ts)).toEqual([NOW]);
+  });
+});
