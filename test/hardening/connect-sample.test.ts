@@ -3,9 +3,14 @@
 // a telemetry period later), and a meter that comes back says where it stands right away. A real
 // service, real broker, real MQTT clients, real HTTP; the clock stands still except when advanced.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { replay } from '../../src/qa/replay/replay.ts';
+import { loadTrace } from '../../src/qa/traces/load.ts';
 import { Inbox, type Received, ServiceClients } from '../helpers/mqtt.ts';
 import {
   newAccount,
@@ -14,6 +19,7 @@ import {
   provision,
   startTestService,
   type TestService,
+  tempDir,
 } from '../helpers/service.ts';
 import { data, v2Client } from '../helpers/v2.ts';
 
@@ -190,5 +196,57 @@ describe('[MC-6.7] issue 8 item 16: a meter publishes info, state and one sample
     );
     await new Promise((r) => setTimeout(r, 200));
     expect(samplesIn(since(mark), id)).toEqual([]);
+  });
+});
+
+describe('[MC-6.7] [M-16] issue 8 item 16: the trace-replay firmware', () => {
+  it('publishes its last readings when it comes back online, unless the trace has a sample at that instant', async () => {
+    const { dir, remove } = tempDir();
+    try {
+      const file = join(dir, 'reconnect.jsonl');
+      writeFileSync(
+        file,
+        [
+          { trace: 1, zone: 'Asia/Kolkata', mode: 'postpaid' },
+          { ts: '2026-01-05T00:00:00', energy: 10.0, active_power: 600, voltage: 231.0 },
+          { ts: '2026-01-05T00:01:00', energy: 10.01, active_power: 600, voltage: 231.0 },
+          { ts: '2026-01-05T00:02:00', event: 'offline' },
+          { ts: '2026-01-05T00:02:30', event: 'online' },
+          { ts: '2026-01-05T00:03:00', energy: 10.03, active_power: 1200, voltage: 231.0 },
+          { ts: '2026-01-05T00:04:00', event: 'offline' },
+          { ts: '2026-01-05T00:05:00', event: 'online' },
+          { ts: '2026-01-05T00:05:00', energy: 10.05, active_power: 1200, voltage: 230.0 },
+        ]
+          .map((l) => JSON.stringify(l))
+          .join('\n'),
+      );
+      const result = await replay({
+        trace: await loadTrace(file),
+        target: { httpUrl: t.svc.httpUrl, adminToken: t.svc.adminToken, close: async () => {} },
+        device: { deviceId: 'TRACE-RECONNECT', accountId, spaceId, apiKey },
+        pace: { kind: 'instant' },
+        loops: 1,
+        meter: {},
+      });
+      expect(result.verified).toBe(true);
+      const pk = (await t.svc.store.getDevice('TRACE-RECONNECT'))!.pk;
+      const sqlite = new Database(t.db, { readonly: true });
+      const rows = sqlite
+        .prepare('SELECT ts, energy, active_power, voltage FROM samples WHERE device_pk = ? ORDER BY ts')
+        .all(pk) as { ts: number; energy: number; active_power: number; voltage: number }[];
+      sqlite.close();
+      const at = (hhmmss: string) => Date.parse(`2026-01-05T${hhmmss}+05:30`);
+      expect(rows).toEqual([
+        { ts: at('00:00:00'), energy: 10, active_power: 600, voltage: 231 },
+        { ts: at('00:01:00'), energy: 10.01, active_power: 600, voltage: 231 },
+        // Back online at 00:02:30: what it last measured, its register as it stands.
+        { ts: at('00:02:30'), energy: 10.01, active_power: 600, voltage: 231 },
+        { ts: at('00:03:00'), energy: 10.03, active_power: 1200, voltage: 231 },
+        // Back online at 00:05:00 with a trace sample at that very instant: that sample is the reading.
+        { ts: at('00:05:00'), energy: 10.05, active_power: 1200, voltage: 230 },
+      ]);
+    } finally {
+      remove();
+    }
   });
 });
