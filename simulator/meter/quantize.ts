@@ -30,20 +30,16 @@ export function roundTo(x: number, places: number): number {
 const MWMS_PER_WH = Number(MWMS_PER_KWH) / 1000;
 const HALF_WH_BIG = MWMS_PER_KWH / 2000n;
 const WH_BIG = MWMS_PER_KWH / 1000n;
-
 /**
- * The energy register (mW·ms, >= 0) in kWh to the Wh, rounded half up, exactly: in doubles while the
- * register is a safe integer (about 2,500 kWh), in bigints beyond.
+ * Below 2^21 Wh (about 2,097 kWh) the double quotient e / 3.6e9 is within 2^-33 of the exact one, and the
+ * exact one is either a tie (representable, so exact) or at least 1/3.6e9 away from one: Math.round
+ * (half up) gives the exactly rounded Wh. Beyond, bigints.
  */
+const FAST_LIMIT = 2 ** 21 * MWMS_PER_WH;
+
+/** The energy register (mW·ms, >= 0) in kWh to the Wh, rounded half up, exactly. */
 export function energyKwhAtWh(mwms: bigint): number {
-  if (mwms <= 9_007_199_254_740_991n) {
-    const e = Number(mwms);
-    let wh = Math.floor(e / MWMS_PER_WH);
-    const rest = e - wh * MWMS_PER_WH; // exact: every term is an integer below 2^53
-    if (rest < 0) wh -= 1;
-    else if (rest >= MWMS_PER_WH) wh += 1;
-    const r = e - wh * MWMS_PER_WH;
-    return (r * 2 >= MWMS_PER_WH ? wh + 1 : wh) / 1000;
-  }
+  const e = Number(mwms);
+  if (e < FAST_LIMIT) return Math.round(e / MWMS_PER_WH) / 1000;
   return Number((mwms + HALF_WH_BIG) / WH_BIG) / 1000;
 }

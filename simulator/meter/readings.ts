@@ -74,8 +74,11 @@ export const PLACES: Readonly<Record<MeterModel, Readonly<Places>>> = {
   basic: placesFor('basic'),
   full: placesFor('full'),
 };
-if (PLACES.basic.energy !== 3 || PLACES.full.energy !== 3)
-  throw new Error('readings.ts: energyKwhAtWh reports energy to the Wh; change it with RESOLUTIONS.energy');
+// The fast paths below assume these; a model with other registers changes them with RESOLUTIONS.
+for (const p of [PLACES.basic, PLACES.full]) {
+  if (p.energy !== 3) throw new Error('readings.ts: energyKwhAtWh reports energy to the Wh');
+  if (p.voltage !== 2) throw new Error('readings.ts: voltageAt reports voltage to 0.01 V');
+}
 
 /**
  * [M-15] `sample` with every measured value rounded to `model`'s resolution (energy as given is
@@ -130,7 +133,7 @@ export function idleFullSample(ts: number, energy: number, voltage: number, bala
 export function readingsAt(state: MeterState, ts: number): Sample {
   const { watts, powerFactor } = relayClosed(state) ? powerAt(state.load, ts) : { watts: 0, powerFactor: 1 };
   const places = PLACES[state.model];
-  const voltage = roundTo(voltageAt(state.seed, ts), places.voltage);
+  const voltage = voltageAt(state.seed, ts); // already at both models' 0.01 V (checked below)
   const energy = energyKwhAtWh(state.energy);
   const balance = reportedBalance(state.balance);
   const activePower = roundTo(watts, places.active_power);
