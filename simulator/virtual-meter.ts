@@ -156,7 +156,7 @@ export class VirtualMeter {
       }
     }
     this.#flush();
-    if (event.type !== 'advance') this.#opts.onChanged?.(this);
+    if (event.type !== 'advance' && event.type !== 'connect') this.#opts.onChanged?.(this);
     return reply;
   }
 
@@ -187,6 +187,8 @@ export class VirtualMeter {
   }
 
   #queue(sample: Sample): void {
+    // [MC-7.3] [MC-6.7] One sample per instant: a connect sample at the instant of the last one is not sent.
+    if (sample.ts <= this.#lastQueuedTs) return;
     this.#outbox.push(sample);
     this.#lastQueuedTs = sample.ts;
     if (this.#outbox.length > OUTBOX_LIMIT) {
@@ -254,7 +256,10 @@ export class VirtualMeter {
     });
   }
 
-  /** [MC-6.3] subscribe to cmd first, then info, state, online, then buffered telemetry. */
+  /**
+   * [MC-6.3] subscribe to cmd first, then info, state, online, then buffered telemetry; then [MC-6.7]
+   * one sample of the present readings, on every (re)connection.
+   */
   async #announce(client: MqttClient): Promise<void> {
     const id = this.id;
     try {
@@ -283,6 +288,7 @@ export class VirtualMeter {
     this.#onAnnounced?.();
     this.#onAnnounced = null;
     this.#flush();
+    this.#apply({ type: 'connect' }, this.#opts.now()); // [MC-6.7] [M-17]
   }
 
   async #disconnect(): Promise<void> {

@@ -28,7 +28,8 @@ function ruleFor(channel: Channel, issue: z.core.$ZodIssue, input: unknown): str
   if (first === 'v') return 'MC-3.3';
   switch (channel) {
     case 'info':
-      return first === 'properties' ? 'MC-4.3' : 'MC-4.2';
+      if (first !== 'properties') return 'MC-4.2';
+      return issue.path[2] === 'resolution' ? 'MC-4.4' : 'MC-4.3';
     case 'state':
       return 'MC-5.2';
     case 'availability':

@@ -39,6 +39,12 @@ export const PropertySchema = z.object({
   property_id: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
   context_type: z.enum(['cumulative', 'instantaneous']),
   unit: z.string().max(16),
+  resolution: z
+    .number()
+    .positive()
+    .max(1_000_000)
+    .optional()
+    .describe('[MC-4.4] the step of the reported values: each is a whole multiple of it'),
 });
 type Property = z.infer<typeof PropertySchema>;
 

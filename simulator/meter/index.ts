@@ -11,7 +11,16 @@ export {
   reportedState,
 } from './create.ts';
 export { HOUSEHOLD_SHAPE, MAX_LOAD_WATTS, type PowerReading, powerAt, validateLoad } from './profiles.ts';
-export { PROPERTY_CATALOGUE, type PropertyInfo, readingsAt, voltageAt } from './readings.ts';
+export { energyKwhAtWh, roundTo } from './quantize.ts';
+export {
+  PROPERTY_CATALOGUE,
+  type PropertyInfo,
+  quantizeSample,
+  RESOLUTIONS,
+  readingsAt,
+  type SampleProperty,
+  voltageAt,
+} from './readings.ts';
 export { relayClosed, relayClosedFor } from './relay.ts';
 export { deserializeMeter, readMeterSnapshot, serializeMeter } from './serialize.ts';
 export { RECENT_COMMANDS_LIMIT, step } from './step.ts';

@@ -1,4 +1,5 @@
-// [M-13] Readings: the property catalogue, physics of the full model, rounding, determinism.
+// [M-13] Readings: the property catalogue, physics of the full model, determinism; [M-16] the
+// resolution each model declares and reports at.
 
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_CATALOGUE, readingsAt, voltageAt } from './readings.ts';
@@ -14,18 +15,18 @@ function dayOfSamples(m: MeterState): Sample[] {
 describe('property catalogue (spec §2 Reading)', () => {
   it('basic: energy, active_power, voltage', () => {
     expect(PROPERTY_CATALOGUE.basic).toEqual([
-      { property_id: 'energy', context_type: 'cumulative', unit: 'kWh' },
-      { property_id: 'active_power', context_type: 'instantaneous', unit: 'W' },
-      { property_id: 'voltage', context_type: 'instantaneous', unit: 'V' },
+      { property_id: 'energy', context_type: 'cumulative', unit: 'kWh', resolution: 0.001 },
+      { property_id: 'active_power', context_type: 'instantaneous', unit: 'W', resolution: 0.1 },
+      { property_id: 'voltage', context_type: 'instantaneous', unit: 'V', resolution: 0.01 },
     ]);
   });
 
   it('full adds current, power factor, apparent and reactive power', () => {
     expect(PROPERTY_CATALOGUE.full.slice(3)).toEqual([
-      { property_id: 'current', context_type: 'instantaneous', unit: 'A' },
-      { property_id: 'power_factor', context_type: 'instantaneous', unit: '' },
-      { property_id: 'apparent_power', context_type: 'instantaneous', unit: 'VA' },
-      { property_id: 'reactive_power', context_type: 'instantaneous', unit: 'var' },
+      { property_id: 'current', context_type: 'instantaneous', unit: 'A', resolution: 0.001 },
+      { property_id: 'power_factor', context_type: 'instantaneous', unit: '', resolution: 0.001 },
+      { property_id: 'apparent_power', context_type: 'instantaneous', unit: 'VA', resolution: 0.1 },
+      { property_id: 'reactive_power', context_type: 'instantaneous', unit: 'var', resolution: 0.1 },
     ]);
   });
 
@@ -42,14 +43,16 @@ describe('property catalogue (spec §2 Reading)', () => {
 describe('physics of the full model', () => {
   const got = dayOfSamples(meter({ model: 'full', mode: 'postpaid', load: household }));
 
-  it('P = V·I·PF, S = V·I, S² = P² + Q²', () => {
+  it('[M-16] P = V·I·PF, S = V·I, S² = P² + Q² to the reported resolutions', () => {
     expect(got).toHaveLength(1440);
     for (const s of got) {
       const { voltage: v, current: i, power_factor: pf, apparent_power: va, reactive_power: q } = s;
-      expect(s.active_power).toBeGreaterThan(0);
-      expect(Math.abs(v * i! * pf! - s.active_power)).toBeLessThanOrEqual(1e-9 * s.active_power);
-      expect(va).toBe(v * i!);
-      expect(Math.abs(va! ** 2 - s.active_power ** 2 - q! ** 2)).toBeLessThanOrEqual(1e-9 * va! ** 2);
+      const p = s.active_power;
+      expect(p).toBeGreaterThan(0);
+      // I is off by at most 0.5 mA and P by 0.05 W; V and PF are what the meter used.
+      expect(Math.abs(v * i! * pf! - p)).toBeLessThanOrEqual(v * 0.0005 + 0.05 + 1e-9);
+      expect(Math.abs(va! - v * i!)).toBeLessThanOrEqual(0.05 + v * 0.0005 + 1e-9);
+      expect(Math.abs(Math.hypot(p, q!) - va!)).toBeLessThanOrEqual(0.15);
       expect(q).toBeGreaterThan(0);
     }
   });
@@ -88,18 +91,26 @@ describe('physics of the full model', () => {
       load: { kind: 'constant', watts: 1234.5678, powerFactor: 0.8 },
     });
     const s = readingsAt(m, T0);
-    expect(s.active_power).toBe(1234.568);
+    expect(s.active_power).toBe(1234.6); // [M-16] 0.1 W
     expect(s.power_factor).toBe(0.8);
-    expect(s.current).toBeCloseTo(1234.568 / (s.voltage * 0.8), 12);
+    expect(s.current).toBe(Math.round((1234.568 / (s.voltage * 0.8)) * 1000) / 1000);
   });
 });
 
 describe('energy and balance in readings', () => {
-  it('energy in kWh is the register / 3.6e12, not rounded; balance is floor paise', () => {
+  it('[M-16] energy in kWh is the register to the Wh (rounded half up, exactly); balance is floor paise', () => {
     const m = { ...meter({ mode: 'postpaid' }), energy: 12_345_678_901_234_567n, balance: -1n };
     const s = readingsAt(m, T0);
-    expect(s.energy).toBe(Number(12_345_678_901_234_567n) / 3.6e12);
+    expect(s.energy).toBe(3429.355); // 3,429,355.25 Wh
     expect(s.balance).toBe(-1);
+    const wh = 3_600_000_000n; // mW·ms
+    const at = (energy: bigint) => readingsAt({ ...m, energy }, T0).energy;
+    expect(at(wh / 2n - 1n)).toBe(0);
+    expect(at(wh / 2n)).toBe(0.001);
+    expect(at(942_241n * wh + wh / 2n + 1n)).toBe(942.242);
+    // Beyond 2^53 mW·ms (about 2,502 kWh) the bigint path:
+    expect(at(2_600_000n * wh + wh / 2n - 1n)).toBe(2600);
+    expect(at(2_600_000n * wh + wh / 2n)).toBe(2600.001);
   });
 });
 

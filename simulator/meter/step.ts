@@ -4,7 +4,9 @@ import { applyCommand, type CommandOutcome } from './commands.ts';
 import { reportedState, sameReportedState } from './create.ts';
 import { integrateTo } from './integrate.ts';
 import { validateLoad } from './profiles.ts';
-import { sampleStep } from './trace.ts';
+import { readingsAt } from './readings.ts';
+import { relayClosed } from './relay.ts';
+import { sampleStep, traceSample } from './trace.ts';
 import type { MeterEffect, MeterEvent, MeterState, StepResult } from './types.ts';
 import { CONFIG_HOLD_SECONDS } from './wifi.ts';
 
@@ -33,6 +35,12 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return { state: s, effects };
     case 'sample':
       return sampleStep(s, event, t, effects); // [M-14]
+    case 'connect': {
+      // [M-17] a true reading at the connection: the registers as they stand, the schedule of M-2 untouched.
+      const sample = event.readings ? traceSample(s, event.readings, t, relayClosed(s)) : readingsAt(s, t);
+      effects.push({ type: 'telemetry', sample });
+      return { state: s, effects };
+    }
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.
       if (event.holdSeconds >= CONFIG_HOLD_SECONDS) s.wifi = { ...s.wifi, configMode: true };

@@ -32,7 +32,8 @@ describe('[M-14] trace-driven meter', () => {
     expect(telemetry(r1.effects)).toEqual([
       {
         type: 'telemetry',
-        sample: { ts: T0 + MINUTE, energy: 1 / 60, active_power: 1000, voltage: 230, balance: 986 },
+        // 1/60 kWh, reported to the Wh [M-16]
+        sample: { ts: T0 + MINUTE, energy: 0.017, active_power: 1000, voltage: 230, balance: 986 },
       },
     ]);
     expect(s.balance).toBe(1000n * UNITS_PER_PAISE - 800n * e);

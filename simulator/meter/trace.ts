@@ -4,16 +4,10 @@
 
 import { billingRate, reportedBalance } from './billing.ts';
 import { type CreateMeterOptions, createMeter, reportedState } from './create.ts';
-import { idleFullSample, voltageAt } from './readings.ts';
+import { energyKwhAtWh } from './quantize.ts';
+import { idleFullSample, quantizeSample, voltageAt } from './readings.ts';
 import { relayClosed } from './relay.ts';
-import {
-  type MeterEffect,
-  type MeterEvent,
-  type MeterState,
-  MWMS_PER_KWH,
-  type Sample,
-  type StepResult,
-} from './types.ts';
+import type { MeterEffect, MeterEvent, MeterState, Sample, StepResult, TraceReadings } from './types.ts';
 
 export type SampleEvent = Extract<MeterEvent, { type: 'sample' }>;
 
@@ -45,14 +39,21 @@ export function sampleStep(s: MeterState, event: SampleEvent, t: number, effects
     s.balance -= charge;
     s.charged += charge; // [M-15]
   }
-  effects.push({ type: 'telemetry', sample: traceSample(s, event, t, closed) });
+  effects.push({ type: 'telemetry', sample: traceSample(s, event.readings, t, closed) });
   if (relayClosed(s) !== closed) effects.push({ type: 'state', state: reportedState(s, t) });
   return { state: s, effects };
 }
 
-function traceSample(s: MeterState, event: SampleEvent, ts: number, closed: boolean): Sample {
-  const r = event.readings;
-  const energy = Number(s.energy) / Number(MWMS_PER_KWH);
+/**
+ * What a trace meter reports at `ts`: its registers, and the trace's readings `r` (power zero through an
+ * open relay), at its model's resolution [M-16].
+ */
+export function traceSample(s: MeterState, r: TraceReadings, ts: number, closed: boolean): Sample {
+  return quantizeSample(unroundedTraceSample(s, r, ts, closed), s.model);
+}
+
+function unroundedTraceSample(s: MeterState, r: TraceReadings, ts: number, closed: boolean): Sample {
+  const energy = energyKwhAtWh(s.energy);
   const balance = reportedBalance(s.balance);
   const voltage = r.voltage ?? voltageAt(s.seed, ts);
   if (s.model === 'basic') return { ts, energy, active_power: closed ? r.active_power : 0, voltage, balance };

@@ -82,6 +82,11 @@ export type MeterEvent =
   | { type: 'command'; id: string; command: MeterCommand }
   | { type: 'set_load'; load: LoadProfile }
   | { type: 'button'; holdSeconds: number }
+  /**
+   * [M-17] The meter has just connected: one telemetry sample of its readings at this instant. A trace
+   * meter passes the readings of its last trace sample (what it measures holds until the next one).
+   */
+  | { type: 'connect'; readings?: TraceReadings }
   /** [M-14] A trace-driven meter measured this: energy that flowed since its previous sample, and readings. */
   | { type: 'sample'; energy: bigint; readings: TraceReadings };
 

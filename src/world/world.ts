@@ -211,7 +211,10 @@ export class World {
     const meter = await this.#startMeter(state, secret, opening.entry.seq, device.pk, input.online ?? true);
     await this.saveSnapshots();
     // Return only once the service sees the meter as the caller asked for it, so the next call can use it.
-    if (meter.online) await this.twins.waitForAvailability(deviceId, true);
+    if (meter.online) {
+      await this.twins.waitForAvailability(deviceId, true);
+      await this.#stored(meter, Date.now() + 5_000); // its connect sample [MC-6.7]: readings at once
+    }
     return { device, secret, meter };
   }
 
@@ -222,6 +225,7 @@ export class World {
     await meter.setOnline(online);
     this.markChanged();
     await this.twins.waitForAvailability(deviceId, online);
+    if (online) await this.#stored(meter, Date.now() + 5_000); // its connect sample [MC-6.7]
   }
 
   meter(deviceId: string): VirtualMeter | undefined {
@@ -320,14 +324,17 @@ export class World {
   async settle(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     await this.fleet.drained();
-    for (const meter of this.fleet.meters()) {
-      if (!meter.connected) continue;
-      while ((this.twins.get(meter.id)?.lastSampleTs ?? 0) < meter.lastSampleTs && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 2));
-      }
-    }
+    for (const meter of this.fleet.meters()) await this.#stored(meter, deadline);
     await this.twins.settled();
     await this.#writer.flush();
+  }
+
+  /** Waits (until `deadline`, wall ms) until the service has stored every sample a connected meter published. */
+  async #stored(meter: VirtualMeter, deadline: number): Promise<void> {
+    if (!meter.connected) return;
+    while ((this.twins.get(meter.id)?.lastSampleTs ?? 0) < meter.lastSampleTs && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 2));
+    }
   }
 
   /** Persists one meter now, in order with the batched saves. */

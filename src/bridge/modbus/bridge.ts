@@ -48,6 +48,10 @@ export class ModbusBridge {
       answer: (command) => this.#answer(command),
       now: deps.now,
       log: deps.log,
+      // [MC-6.7] a live poll on every (re)connection: the service gets present readings at once.
+      onConnected: () => {
+        if (!this.#stopped) void this.#poll().catch(() => undefined);
+      },
     });
   }
 

@@ -26,6 +26,11 @@ export interface MqttMeterOptions {
   answer: (command: MeterCommand) => Promise<WireReply>;
   now: () => number;
   log: Log;
+  /**
+   * [MC-6.7] Called after every (re)connection is announced: the device should take a reading now and
+   * pass it to addSample, so the service has present readings at once.
+   */
+  onConnected?: () => void;
 }
 
 /** [MC-8.8] Replies kept for repeated command ids. */
@@ -109,7 +114,10 @@ export class MqttMeter {
     await client.endAsync();
   }
 
-  /** [MC-6.3] cmd subscription first, then info, state, availability, then buffered telemetry. */
+  /**
+   * [MC-6.3] cmd subscription first, then info, state, availability, then buffered telemetry; then
+   * [MC-6.7] a reading of the present values (onConnected).
+   */
   async #announce(): Promise<void> {
     const { deviceId, log, info, state, now } = this.#opts;
     try {
@@ -124,6 +132,7 @@ export class MqttMeter {
     this.#publishAvailability();
     log('info', `${deviceId}: mqtt: connected to ${this.#opts.broker.url}`);
     this.#flush();
+    this.#opts.onConnected?.();
   }
 
   #publishAvailability(): void {

@@ -2,6 +2,7 @@
 // contract sample. Source: "Eastron SDM120Modbus Smart Meter Modbus Protocol Implementation V2.4"
 // (see README.md for the citation and the checks made against it). No I/O here.
 
+import { quantizeSample } from '../../../simulator/meter/index.ts';
 import type { Sample } from '../../../simulator/meter/types.ts';
 
 /** The contract properties [MC-4.3] an SDM120 register can fill. */
@@ -130,9 +131,12 @@ function checkValue(property: MeterProperty, value: number): string | null {
   }
 }
 
-/** A contract sample [MC-7.4] of the readings at `ts`. An SDM120 keeps no balance: it is always 0. */
+/**
+ * A contract sample [MC-7.4] of the readings at `ts`, at the resolutions the bridge declares in `info`
+ * (those of the `full` model) [MC-4.4, MC-7.7]. An SDM120 keeps no balance: it is always 0.
+ */
 export function sampleOf(values: Record<MeterProperty, number>, ts: number): Sample {
-  return {
+  const sample: Sample = {
     ts,
     energy: values.energy,
     active_power: values.active_power,
@@ -143,6 +147,7 @@ export function sampleOf(values: Record<MeterProperty, number>, ts: number): Sam
     reactive_power: values.reactive_power,
     balance: 0,
   };
+  return quantizeSample(sample, 'full');
 }
 
 export function hex(address: number): string {

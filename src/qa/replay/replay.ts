@@ -2,7 +2,7 @@
 // samples and events (paced, or as fast as the broker takes them), then wait until the service has
 // stored the last sample, read back through the v2 API.
 
-import { createTraceMeter, reportedBalance } from '../../../simulator/meter/index.ts';
+import { createTraceMeter, energyKwhAtWh, reportedBalance } from '../../../simulator/meter/index.ts';
 import { type MeterEvent, MWMS_PER_KWH } from '../../../simulator/meter/types.ts';
 import { toIstIso } from '../../time/ist.ts';
 import type { Trace, TraceEntry, TraceEvent } from '../traces/types.ts';
@@ -105,7 +105,7 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
     for (; loop < opts.loops && !opts.signal?.aborted; loop++) {
       const shift = loop * span;
       let done = 0;
-      for (const entry of trace.entries) {
+      for (const [i, entry] of trace.entries.entries()) {
         if (opts.signal?.aborted) break;
         const ts = entry.ts + shift;
         if (opts.pace.kind === 'speed')
@@ -116,7 +116,7 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
           samples++;
           lastSampleTs = ts;
         } else {
-          await applyEvent(fw, entry, ts, loop);
+          await applyEvent(fw, entry, ts, loop, sampleAtSameInstant(trace.entries, i));
           events++;
         }
         done++;
@@ -131,7 +131,13 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
     const energyKwh = Number(s.energy) / Number(MWMS_PER_KWH);
     const verified =
       online && device.apiKey !== null
-        ? await waitForHistory(opts.target.httpUrl, device.apiKey, device.deviceId, lastSampleTs, energyKwh)
+        ? await waitForHistory(
+            opts.target.httpUrl,
+            device.apiKey,
+            device.deviceId,
+            lastSampleTs,
+            energyKwhAtWh(s.energy), // as the meter reports it [MC-7.7]
+          )
         : false;
     return {
       device,
@@ -159,6 +165,7 @@ async function applyEvent(
   entry: TraceEntry & { kind: 'event' },
   ts: number,
   loop: number,
+  sampleFollows: boolean,
 ) {
   const e: TraceEvent = entry.event;
   // Local commands: ids unique per pass and line, so [M-9] never mistakes one for a repeat.
@@ -169,7 +176,7 @@ async function applyEvent(
       await fw.disconnect();
       return;
     case 'online':
-      await fw.connect();
+      await fw.connect({ sampleFollows }); // [MC-6.7] the trace's own sample at this instant serves
       return;
     case 'relay':
       command({ op: 'set_relay', on: e.on });
@@ -189,6 +196,15 @@ async function applyEvent(
       });
       return;
   }
+}
+
+/** Whether a sample comes later in `entries` at the same instant as entry `i` (entries are in ts order). */
+function sampleAtSameInstant(entries: readonly TraceEntry[], i: number): boolean {
+  const ts = entries[i]!.ts;
+  for (let j = i + 1; j < entries.length && entries[j]!.ts === ts; j++) {
+    if (entries[j]!.kind === 'sample') return true;
+  }
+  return false;
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

@@ -7,7 +7,13 @@ import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire, stateToWire } from '../../../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../../../firmware-protocol/mqtt/topics.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from '../../../simulator/meter/index.ts';
-import type { CommandReply, MeterEvent, MeterState, Sample } from '../../../simulator/meter/types.ts';
+import type {
+  CommandReply,
+  MeterEvent,
+  MeterState,
+  Sample,
+  TraceReadings,
+} from '../../../simulator/meter/types.ts';
 import { createMeterClient } from '../../mqtt/connect.ts';
 
 /** [MC-7.2] */
@@ -36,6 +42,12 @@ export class TraceFirmware {
   #outbox: Sample[] = [];
   #inFlight = 0;
   #waiters: { below: number; resolve: () => void }[] = [];
+  /** What the trace last said the meter measures; it holds until the next sample [M-17]. */
+  #readings: TraceReadings | null = null;
+  /** ts of the newest sample queued: never two at one instant [MC-7.3]. */
+  #lastTs = Number.NEGATIVE_INFINITY;
+  /** The trace has a sample at the instant of this connection: it serves as the connect sample. */
+  #sampleFollows = false;
   /** Samples acknowledged by the broker. */
   published = 0;
 
@@ -59,9 +71,10 @@ export class TraceFirmware {
   apply(event: MeterEvent, now: number): CommandReply | undefined {
     const { state, effects } = step(this.#state, event, now);
     this.#state = state;
+    if (event.type === 'sample') this.#readings = event.readings;
     let reply: CommandReply | undefined;
     for (const effect of effects) {
-      if (effect.type === 'telemetry') this.#outbox.push(effect.sample);
+      if (effect.type === 'telemetry') this.#queue(effect.sample);
       else if (effect.type === 'state')
         this.#publish('state', encode('state', stateToWire(effect.state)), true);
       else reply = effect.reply;
@@ -70,9 +83,23 @@ export class TraceFirmware {
     return reply;
   }
 
-  /** Connects and announces itself [MC-6.3]; resolves once online (or rejects: bad credentials). */
-  async connect(): Promise<void> {
+  #queue(sample: Sample): void {
+    if (sample.ts <= this.#lastTs) return; // [MC-6.7] a connect sample at the instant of the last one
+    this.#lastTs = sample.ts;
+    this.#outbox.push(sample);
+  }
+
+  /**
+   * Connects and announces itself [MC-6.3], then, on this and every automatic reconnection, publishes
+   * its present readings [MC-6.7]: the last trace
+   * sample's readings with the registers as they stand. Not when it has read nothing yet, nor when the
+   * trace has a sample at this very instant (`sampleFollows`): that sample is the true reading, and a
+   * connect sample before it would take its place in the service's history [MC-7.6].
+   * Resolves once online (or rejects: bad credentials).
+   */
+  async connect(opts: { sampleFollows?: boolean } = {}): Promise<void> {
     if (this.#client) return;
+    this.#sampleFollows = opts.sampleFollows ?? false;
     const id = this.#state.deviceId;
     const client = createMeterClient({
       url: this.#opts.mqttUrl,
@@ -150,6 +177,10 @@ export class TraceFirmware {
     );
     this.#announced = true;
     this.#flush(true);
+    // [MC-6.7] on every (re)connection, unless the trace itself has a sample at this instant
+    const readings = this.#readings;
+    if (readings && !this.#sampleFollows) this.apply({ type: 'connect', readings }, this.#opts.now());
+    this.#sampleFollows = false;
   }
 
   #flush(partial: boolean): void {
