@@ -9,7 +9,7 @@ import { ModbusBridge } from '../../src/bridge/modbus/bridge.ts';
 import type { ModbusPort, ReadResult } from '../../src/bridge/modbus/port.ts';
 import { SDM120_REGISTERS } from '../../src/bridge/modbus/registers.ts';
 import { Inbox, ServiceClients } from '../helpers/mqtt.ts';
-import { newAccount, ok, provision, startTestService, type TestService } from '../helpers/service.ts';
+import { newAccount, provision, startTestService, type TestService } from '../helpers/service.ts';
 
 /** float32 → two registers, high word first. */
 function words(value: number): [number, number] {

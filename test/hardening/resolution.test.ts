@@ -94,9 +94,9 @@ describe('[M-16] [MC-7.7] issue 8 item 17: every reported value is a multiple of
           const { state, samples } = fastForward(m, end);
           const last = samples.slice(-200); // the rounding does not depend on where in the run
           const read = step(state, { type: 'command', id: 'r', command: { op: 'read' } }, end + 7);
-          const readings = (
-            read.effects.find((e) => e.type === 'reply')?.reply as { data: { readings: Sample } }
-          ).data.readings;
+          const replied = read.effects.find((e) => e.type === 'reply');
+          if (replied?.type !== 'reply') throw new Error('read gave no reply');
+          const readings = (replied.reply as { data: { readings: Sample } }).data.readings;
           const connect = step(state, { type: 'connect' }, end + 11).effects.flatMap((e) =>
             e.type === 'telemetry' ? [e.sample] : [],
           );
