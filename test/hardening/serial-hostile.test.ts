@@ -154,7 +154,7 @@ describe.skipIf(skipWithoutSocat)(
       await up();
       const from = wire.lines.length;
       for (const cmd of HOSTILE_CMDS) await svc.cmd(cmd);
-        expect(await svc.reply('h-wifi')).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+      expect(await svc.reply('h-wifi')).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
       expect(await svc.reply('h-op')).toMatchObject({ ok: false, error: { code: 'unsupported' } });
       expect(alive()).toBe(true);
       // Only the decodable, frameable ones reached the meter.
@@ -165,7 +165,7 @@ describe.skipIf(skipWithoutSocat)(
       );
       const ids = wire.frames(from).flatMap((f) => (f.type === 'CMD' ? [f.id] : []));
       expect(ids).not.toContain('h-wifi');
-      });
+    });
 
     it('afterwards it still serves: a command round-trips, telemetry flows, and no fault was logged', async () => {
       await up();
