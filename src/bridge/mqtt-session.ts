@@ -42,6 +42,11 @@ const FATAL_CONNACK: Readonly<Record<number, string>> = {
 };
 const SERVER_UNAVAILABLE = 3;
 
+/** [SP-7.5] What to tell the operator when an MQTT error is a login refused for good, else null. */
+export function refusedLogin(err: Error & { code?: unknown }): string | null {
+  return typeof err.code === 'number' ? (FATAL_CONNACK[err.code] ?? null) : null;
+}
+
 type MeterChannel = Exclude<Channel, 'cmd'>;
 
 export class MqttSession {
@@ -96,7 +101,7 @@ export class MqttSession {
   #onError(err: Error & { code?: unknown }): void {
     const { url } = this.#opts.broker;
     const code = typeof err.code === 'number' ? err.code : undefined;
-    const fatal = code === undefined ? undefined : FATAL_CONNACK[code];
+    const fatal = refusedLogin(err);
     if (fatal) {
       this.#opts.log('error', `mqtt ${url}: login refused (CONNACK ${code}): ${fatal}`);
       this.#opts.onRefused?.(`the broker at ${url} refused the login: ${fatal}`);

@@ -76,7 +76,13 @@ export async function runBridge(argv: string[]): Promise<void> {
   if (baud === null) return;
   const broker = { url, username, password };
 
-  let closer: { close(): Promise<void> };
+  let closer: { close(): Promise<void> } | undefined;
+  // [SP-7.5] A refused login is not retried: say why and exit 2.
+  const onFatal = (reason: string) => {
+    log('error', `bridge: ${reason}; stopping (exit 2)`);
+    process.exitCode = 2;
+    void (closer?.close() ?? Promise.resolve()).finally(() => process.exit(2));
+  };
   const modbus = str('modbus');
   if (modbus !== undefined) {
     if (modbus !== 'sdm120') return usageError(`--modbus: unknown model ${modbus} (known: sdm120)`);
@@ -94,6 +100,7 @@ export async function runBridge(argv: string[]): Promise<void> {
         deviceId: username,
         ...(pollMs ? { pollMs } : {}),
         log,
+        onFatal,
       });
     } catch (err) {
       if (!(err instanceof TypeError)) throw err;
@@ -101,18 +108,13 @@ export async function runBridge(argv: string[]): Promise<void> {
     }
   } else {
     const record = str('record');
-    const bridge: Bridge = new Bridge({
+    const bridge = new Bridge({
       serial,
       baud,
       broker,
       log,
       recorder: record ? new Recorder(record) : undefined,
-      // [SP-7.5] A refused login is not retried: say why and exit 2.
-      onFatal: (reason) => {
-        log('error', `bridge: ${reason}; stopping (exit 2)`);
-        process.exitCode = 2;
-        void bridge.close().finally(() => process.exit(2));
-      },
+      onFatal,
     });
     bridge.start();
     closer = bridge;

@@ -57,6 +57,19 @@ describe('[SP-7.5] issue 8 item 20: the bridge and its broker', () => {
     expect(p.output).toMatch(/login refused \(CONNACK 4\): bad username or password: check --username/);
   });
 
+  it('the same for the Modbus bridge (--modbus sdm120)', async () => {
+    const p = new CliProcess(
+      [
+        'bridge',
+        ...['--modbus', 'sdm120', '--serial', '/nonexistent/tty', '--broker', broker.url],
+        ...['--username', DEVICE, '--password', 'wrong'],
+      ],
+      ENV,
+    );
+    expect(await exitOf(p)).toBe(2);
+    expect(p.output).toMatch(/login refused: bad username or password/);
+  });
+
   it('METERSTACK_BROKER names the broker when --broker is absent', async () => {
     const p = new CliProcess(['bridge', '--serial', '/nonexistent/tty', '--username', DEVICE], {
       ...ENV,
