@@ -4,7 +4,7 @@
 // PROTOCOL.md (SP-x.y) and firmware-protocol/mqtt/CONTRACT.md (MC-x.y).
 
 import { commandFromWire, commandToWire, replyToWire } from '../../firmware-protocol/mqtt/codec.ts';
-import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+import type { InfoPayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import type { ProtocolError } from '../../firmware-protocol/serial/codec.ts';
 import type { Frame } from '../../firmware-protocol/serial/frames.ts';
 import { DEFAULT_KEEPALIVE_S, SILENCE_PERIODS } from '../../firmware-protocol/serial/frames.ts';
@@ -13,6 +13,7 @@ import { CommandTable } from './commands.ts';
 import { LinePort } from './line-port.ts';
 import type { Logger } from './link.ts';
 import { type BrokerOptions, MqttSession } from './mqtt-session.ts';
+import { TelemetryOutbox } from './outbox.ts';
 import type { Recorder } from './recorder.ts';
 import { SampleOrder } from './sample-order.ts';
 import { cmdFrame, helloToInfo, replyOf, stateToPayload, telToSample } from './translate.ts';
@@ -20,9 +21,6 @@ import { cmdFrame, helloToInfo, replyOf, stateToPayload, telToSample } from './t
 /** A decoded cmd, as commandFromWire gives it. */
 type Command = Parameters<typeof commandToWire>[1];
 
-const MAX_SAMPLES_PER_MESSAGE = 1000; // [MC-7.2]
-const OUTBOX_LIMIT = 100_000; // [SP-7.4] samples kept while the broker is away
-const MAX_PUBLISHES_IN_FLIGHT = 8;
 /** [SP-5.2] At most one IDENT a second; while the link is not up, one every 2 s at least. */
 const IDENT_MIN_GAP_MS = 1_000;
 export const IDENT_RETRY_MS = 2_000;
@@ -59,11 +57,10 @@ export class Bridge {
   readonly #opts: BridgeOptions;
   readonly #port: LinePort;
   readonly #mqtt: MqttSession;
-  readonly stats: BridgeStats = {
+  readonly #stats: Omit<BridgeStats, 'samplesPublished'> = {
     linesIn: 0,
     linesOut: 0,
     errors: 0,
-    samplesPublished: 0,
     repeats: 0,
     unmatchedReplies: 0,
     unframeable: 0,
@@ -74,12 +71,10 @@ export class Bridge {
   #hello: { info: InfoPayload; keepaliveS: number } | null = null;
   #state: StatePayload | null = null;
   #up = false;
-  #outbox: SamplePayload[] = [];
-  #inFlight = 0;
+  readonly #outbox: TelemetryOutbox;
   #silence: NodeJS.Timeout | null = null;
   #identRetry: NodeJS.Timeout | null = null;
   #lastIdent = Number.NEGATIVE_INFINITY;
-  #flushSoon = false;
 
   constructor(opts: BridgeOptions) {
     this.#opts = opts;
@@ -95,14 +90,14 @@ export class Bridge {
       log: opts.log,
       recorder,
       onFrame: (frame) => {
-        this.stats.linesIn++;
+        this.#stats.linesIn++;
         this.#onFrame(frame);
       },
       onError: (error) => {
-        this.stats.linesIn++;
+        this.#stats.linesIn++;
         this.#onUnusable(error);
       },
-      onSent: () => this.stats.linesOut++,
+      onSent: () => this.#stats.linesOut++,
       onOpen: () => {
         recorder?.write({ dir: 'link', event: 'open' });
         this.#sendIdent(); // [SP-5.2]
@@ -111,6 +106,11 @@ export class Bridge {
         recorder?.write({ dir: 'link', event: 'close', reason });
         this.#down(`serial port closed (${reason})`);
       },
+    });
+    this.#outbox = new TelemetryOutbox({
+      publish: (samples, done) => this.#mqtt.publish('telemetry', { v: 1, samples }, done),
+      ready: () => this.online,
+      log: opts.log,
     });
     this.#mqtt = new MqttSession({
       broker: opts.broker,
@@ -145,6 +145,10 @@ export class Bridge {
     this.#identRetry = setInterval(() => {
       if (!this.#up && this.#port.link.isOpen) this.#sendIdent();
     }, IDENT_RETRY_MS);
+  }
+
+  get stats(): BridgeStats {
+    return { ...this.#stats, samplesPublished: this.#outbox.published };
   }
 
   /** Handlers that threw or frames that could not be written: bugs, each logged as an error. */
@@ -199,7 +203,7 @@ export class Bridge {
 
   /** A line that did not parse, already answered by the port [SP-6]. */
   #onUnusable(error: ProtocolError): void {
-    this.stats.errors++;
+    this.#stats.errors++;
     this.#opts.log('warn', `meter line refused: ${error.code} [${error.rule}] ${error.message}`);
     // [SP-5.4] A HELLO the bridge cannot take (another version, keepalive_s out of range, ...) means the
     // meter is no longer the one it identified: the link goes down until a good HELLO.
@@ -208,7 +212,7 @@ export class Bridge {
   }
 
   #refuse(code: 'rejected' | 'wrong_device', rule: string, message: string): void {
-    this.stats.errors++;
+    this.#stats.errors++;
     this.#port.refuse(code, rule, message);
   }
 
@@ -272,7 +276,7 @@ export class Bridge {
     // [SP-6.6] Checked one line at a time, so a bad line never takes its neighbours with it.
     const verdict = this.#order.check(sample.value);
     if (verdict.kind === 'repeat') {
-      this.stats.repeats++;
+      this.#stats.repeats++;
       return;
     }
     if (verdict.kind === 'reject') {
@@ -280,22 +284,13 @@ export class Bridge {
       return;
     }
     this.#outbox.push(sample.value);
-    if (this.#outbox.length > OUTBOX_LIMIT) this.#outbox.splice(0, this.#outbox.length - OUTBOX_LIMIT);
-    // Lines that arrive together go out as one batch.
-    if (!this.#flushSoon) {
-      this.#flushSoon = true;
-      setImmediate(() => {
-        this.#flushSoon = false;
-        this.#flush();
-      });
-    }
   }
 
   /** [SP-5.10] An ACK/NAK counts only when its seq, id and op are those of a CMD in flight. */
   #onReply(frame: Extract<Frame, { type: 'ACK' | 'NAK' }>): void {
     const match = this.#commands.match(frame);
     if (!match.ok) {
-      this.stats.unmatchedReplies++;
+      this.#stats.unmatchedReplies++;
       this.#refuse('rejected', match.rule, match.message);
       return;
     }
@@ -330,7 +325,7 @@ export class Bridge {
     // [SP-4.13] Refused before anything is sent; the API answers 422 with this reason.
     const problem = commandLineProblem(frame);
     if (problem) {
-      this.stats.unframeable++;
+      this.#stats.unframeable++;
       this.#opts.log('warn', `cmd ${id} (${frame.op}) refused [SP-4.13]: ${problem}`);
       return { code: 'invalid_argument', message: `[SP-4.13] ${problem}` };
     }
@@ -346,27 +341,7 @@ export class Bridge {
     this.#mqtt.publish('state', this.#state);
     this.#mqtt.publish('availability', { v: 1, online: true, ts: this.#now() });
     this.#opts.log('info', `meter ${this.#opts.broker.username}: online`);
-    this.#flush();
-  }
-
-  #flush(): void {
-    if (!this.online) return;
-    while (this.#outbox.length > 0 && this.#inFlight < MAX_PUBLISHES_IN_FLIGHT) {
-      const batch = this.#outbox.splice(0, MAX_SAMPLES_PER_MESSAGE);
-      this.#inFlight++;
-      try {
-        this.#mqtt.publish('telemetry', { v: 1, samples: batch }, (err) => {
-          this.#inFlight--;
-          if (err) this.#outbox.unshift(...batch);
-          else this.stats.samplesPublished += batch.length;
-          this.#flush();
-        });
-      } catch (err) {
-        // Cannot happen since SP-6.6 checks each line; kept so a bug costs a batch, not the process.
-        this.#inFlight--;
-        this.#opts.log('error', `telemetry batch dropped: ${(err as Error).message}`);
-      }
-    }
+    this.#outbox.flush();
   }
 
   /** [SP-5.4] Link down: offline over MQTT, and a fresh HELLO needed. */

@@ -132,6 +132,11 @@ export class MqttSession {
     }
     log('info', `mqtt ${broker.url}: connected as ${broker.username}`);
     this.#ready = true;
-    this.#opts.onReady();
+    try {
+      this.#opts.onReady();
+    } catch (err) {
+      // [SP-6.8] an async path: a throw here would be an unhandled rejection, which ends the process
+      log('error', `mqtt: announcing the meter failed: ${(err as Error).stack ?? err}`);
+    }
   }
 }
