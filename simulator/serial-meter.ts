@@ -3,14 +3,18 @@
 // idea as virtual-meter.ts; all behaviour lives in `step`, this file only moves events in and effects out.
 
 import type { CmdFrame, Frame, HelloFrame } from '../firmware-protocol/serial/frames.ts';
-import { DEFAULT_KEEPALIVE_S, PROTOCOL_VERSION } from '../firmware-protocol/serial/frames.ts';
+import {
+  DEFAULT_KEEPALIVE_S,
+  PROTOCOL_VERSION,
+  SILENCE_PERIODS,
+} from '../firmware-protocol/serial/frames.ts';
 import { LinePort } from '../src/bridge/line-port.ts';
 import type { Logger } from '../src/bridge/link.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
 import type { MeterCommand, MeterEvent, MeterState, Sample } from './meter/types.ts';
 
-/** [SP-5.6] Samples kept while the port is closed (a day at 1 s), oldest dropped first. */
-const OUTBOX_LIMIT = 86_400;
+/** [SP-5.6] Samples held until a PONG confirms them (a day at 1 s), oldest dropped first. */
+const HELD_LIMIT = 86_400;
 
 export interface SerialMeterOptions {
   state: MeterState;
@@ -26,7 +30,14 @@ export class SerialMeter {
   readonly #opts: SerialMeterOptions;
   readonly #port: LinePort;
   readonly #keepaliveS: number;
-  #outbox: Sample[] = [];
+  /** [SP-5.6] Every sample no PONG has confirmed yet, oldest first; the first `#written` are on the wire. */
+  #held: Sample[] = [];
+  #written = 0;
+  /** How many held samples the PONG to the oldest unanswered PING confirms. */
+  #mark: number | null = null;
+  /** [SP-5.8] A bridge answers: false once PONGs have stopped, until the next IDENT. */
+  #present = true;
+  #lastHeard = 0;
   #tickTimer: NodeJS.Timeout | null = null;
   #pingTimer: NodeJS.Timeout | null = null;
   /** The op of each command in flight through `step`, to name it in the ACK [SP-4.6]. */
@@ -55,7 +66,14 @@ export class SerialMeter {
   start(): void {
     this.#port.link.start();
     this.#scheduleTick();
-    this.#pingTimer = setInterval(() => this.#port.send({ type: 'PING' }), this.#keepaliveS * 1000);
+    this.#lastHeard = this.#opts.now();
+    this.#pingTimer = setInterval(() => this.#ping(), this.#keepaliveS * 1000);
+  }
+
+  /** [SP-5.3] PING; [SP-5.8] after 3 periods without a PONG, stop writing TEL and hold it. */
+  #ping(): void {
+    if (this.#opts.now() - this.#lastHeard > SILENCE_PERIODS * this.#keepaliveS * 1000) this.#present = false;
+    if (this.#port.send({ type: 'PING' }) && this.#mark === null) this.#mark = this.#written;
   }
 
   async stop(): Promise<void> {
@@ -67,6 +85,7 @@ export class SerialMeter {
   }
 
   #onFrame(frame: Frame): void {
+    this.#lastHeard = this.#opts.now();
     switch (frame.type) {
       case 'IDENT':
         this.#identify();
@@ -75,6 +94,13 @@ export class SerialMeter {
         this.#onCommand(frame);
         return;
       case 'PONG':
+        // [SP-5.6] The bridge took every line before the PING this answers.
+        if (this.#mark !== null) {
+          this.#held.splice(0, this.#mark);
+          this.#written -= this.#mark;
+          this.#mark = null;
+        }
+        this.#present = true;
         return;
       case 'ERR':
         this.#opts.log('warn', `bridge refused a line: ${frame.code}: ${frame.msg}`); // [SP-6.4]
@@ -95,7 +121,7 @@ export class SerialMeter {
     this.#apply({ type: 'command', id, command });
   }
 
-  /** [SP-5.1] HELLO, STATE, then what was kept while the port was closed [SP-5.6]. */
+  /** [SP-5.1] HELLO, STATE, then every sample no PONG has confirmed, oldest first [SP-5.6]. */
   #identify(): void {
     const s = this.#state;
     const hello: HelloFrame = {
@@ -111,8 +137,19 @@ export class SerialMeter {
     };
     if (!this.#port.send(hello)) return;
     this.#port.send({ type: 'STATE', ...reportedState(s, this.#opts.now()) });
-    const kept = this.#outbox.splice(0);
-    for (const sample of kept) this.#port.send({ type: 'TEL', ...sample });
+    this.#present = true;
+    this.#mark = null; // a PONG to a PING sent before these lines confirms none of them
+    this.#written = 0;
+    this.#writeHeld();
+  }
+
+  /** Writes the held samples not yet on the wire, in order, while a bridge answers [SP-5.8]. */
+  #writeHeld(): void {
+    if (!this.#present) return;
+    while (this.#written < this.#held.length) {
+      if (!this.#port.send({ type: 'TEL', ...this.#held[this.#written]! })) return;
+      this.#written++;
+    }
   }
 
   #apply(event: MeterEvent): void {
@@ -121,7 +158,8 @@ export class SerialMeter {
     for (const effect of effects) {
       switch (effect.type) {
         case 'telemetry':
-          if (!this.#port.send({ type: 'TEL', ...effect.sample })) this.#keep(effect.sample);
+          this.#hold(effect.sample);
+          this.#writeHeld();
           break;
         case 'state':
           this.#port.send({ type: 'STATE', ...effect.state });
@@ -143,9 +181,12 @@ export class SerialMeter {
     }
   }
 
-  #keep(sample: Sample): void {
-    this.#outbox.push(sample);
-    if (this.#outbox.length > OUTBOX_LIMIT) this.#outbox.shift();
+  #hold(sample: Sample): void {
+    this.#held.push(sample);
+    if (this.#held.length <= HELD_LIMIT) return;
+    this.#held.shift();
+    if (this.#written > 0) this.#written--;
+    if (this.#mark !== null && this.#mark > 0) this.#mark--;
   }
 
   /** Wakes at each telemetry boundary [M-2]. */

@@ -125,11 +125,13 @@ function buildFrame(type: FrameType, raw: Map<string, string>): ParseResult {
   return { ok: true, frame: frame as Frame };
 }
 
+export type FormatResult = { ok: true; line: string } | { ok: false; message: string };
+
 /**
- * The line of a frame, without its `\n`. Throws a TypeError naming the field when the frame is not
- * well-typed or the line would exceed MAX_LINE_BYTES, so a sender can never write what a receiver refuses.
+ * The line of a frame, without its `\n`, or why it cannot be written: a field that is not well-typed, or a
+ * line over MAX_LINE_BYTES [SP-2.2]. Never throws, so a sender can check before it commits to anything.
  */
-export function formatFrame(frame: Frame): string {
+export function tryFormatFrame(frame: Frame): FormatResult {
   const op = 'op' in frame ? frame.op : undefined;
   let body: string = frame.type;
   for (const spec of fieldsOf(frame.type, op)) {
@@ -137,15 +139,26 @@ export function formatFrame(frame: Frame): string {
     if (value === undefined && spec.optional) continue;
     const wire = formatValue(spec.type, value);
     if (wire === null) {
-      throw new TypeError(`cannot format ${frame.type}: ${spec.key} is not ${describeType(spec.type)}`);
+      return { ok: false, message: `${spec.key} is not ${describeType(spec.type)}` };
     }
     body += ` ${spec.key}=${wire}`;
   }
   const line = `${body}*${crcHex(body)}`;
   if (line.length > MAX_LINE_BYTES) {
-    throw new TypeError(`cannot format ${frame.type}: ${line.length} bytes, at most ${MAX_LINE_BYTES}`);
+    return { ok: false, message: `${line.length} bytes, at most ${MAX_LINE_BYTES} [SP-2.2]` };
   }
-  return line;
+  return { ok: true, line };
+}
+
+/**
+ * The line of a frame, without its `\n`. Throws a TypeError naming the field when the frame is not
+ * well-typed or the line would exceed MAX_LINE_BYTES, so a sender can never write what a receiver refuses.
+ * Callers holding input from outside (a command, a peer's text) use tryFormatFrame instead.
+ */
+export function formatFrame(frame: Frame): string {
+  const result = tryFormatFrame(frame);
+  if (!result.ok) throw new TypeError(`cannot format ${frame.type}: ${result.message}`);
+  return result.line;
 }
 
 /** The frame type's rule in PROTOCOL.md's SP-4 table. */

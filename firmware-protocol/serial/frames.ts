@@ -14,6 +14,8 @@ export const DEFAULT_BAUD = 115_200;
 /** [SP-5.3] Default keep-alive period; the link counts as silent after 3 periods. */
 export const DEFAULT_KEEPALIVE_S = 5;
 export const SILENCE_PERIODS = 3;
+/** [SP-4.1] keepalive_s bounds: 0 would take the link down at once, more than a minute hides a dead meter. */
+export const KEEPALIVE_RANGE = { min: 1, max: 60 } as const;
 
 export const FRAME_TYPES = [
   'HELLO',
@@ -95,6 +97,16 @@ export interface NakFrame {
   code: ReplyErrorCode;
   msg: string;
 }
+/** [SP-4.2] `ts`: the bridge's clock, for meters without a real-time clock [SP-5.9]. */
+export interface IdentFrame {
+  type: 'IDENT';
+  ts?: number;
+}
+/** [SP-4.9] `ts` as on IDENT [SP-5.9]. */
+export interface PongFrame {
+  type: 'PONG';
+  ts?: number;
+}
 export interface LogFrame {
   type: 'LOG';
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -108,14 +120,14 @@ export interface ErrFrame {
 
 export type Frame =
   | HelloFrame
-  | { type: 'IDENT' }
+  | IdentFrame
   | StateFrame
   | TelFrame
   | CmdFrame
   | AckFrame
   | NakFrame
   | { type: 'PING' }
-  | { type: 'PONG' }
+  | PongFrame
   | LogFrame
   | ErrFrame
   | { type: 'BYE' };
@@ -125,7 +137,7 @@ export type FrameOf<T extends FrameType> = Extract<Frame, { type: T }>;
 // ---- the field table [SP-3, SP-4] ----
 
 export type FieldType =
-  | { kind: 'int' }
+  | { kind: 'int'; min?: number; max?: number }
   | { kind: 'num' }
   | { kind: 'bool' }
   | { kind: 'str' }
@@ -192,10 +204,10 @@ export const FIELDS: Readonly<Record<FrameType, readonly FieldSpec[]>> = {
     field('firmware', STR),
     field('has_relay', BOOL),
     field('telemetry_period_s', NUM),
-    field('keepalive_s', INT),
+    field('keepalive_s', { kind: 'int', ...KEEPALIVE_RANGE }),
     field('properties', { kind: 'props' }),
   ],
-  IDENT: [],
+  IDENT: [field('ts', INT, true)],
   STATE,
   TEL: SAMPLE,
   CMD: [SEQ, ID, OP],
@@ -207,7 +219,7 @@ export const FIELDS: Readonly<Record<FrameType, readonly FieldSpec[]>> = {
     field('msg', STR),
   ],
   PING: [],
-  PONG: [],
+  PONG: [field('ts', INT, true)],
   LOG: [field('level', oneOf(['debug', 'info', 'warn', 'error'])), field('msg', STR)],
   ERR: [field('code', oneOf(PROTOCOL_ERROR_CODES)), field('msg', STR)],
   BYE: [],

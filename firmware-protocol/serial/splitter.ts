@@ -36,6 +36,20 @@ export class LineSplitter {
     }
   }
 
+  /** Bytes of an unfinished line held or being dropped (0 between lines). */
+  get partial(): number {
+    return this.#dropping >= 0 ? this.#dropping : this.#held;
+  }
+
+  /** [SP-2.9] Forgets an unfinished line (its sender went quiet mid-line); returns its length so far. */
+  discard(): number {
+    const bytes = this.partial;
+    this.#parts = [];
+    this.#held = 0;
+    this.#dropping = -1;
+    return bytes;
+  }
+
   #take(part: string): void {
     if (part.length === 0) return;
     if (this.#dropping >= 0) {

@@ -59,11 +59,16 @@ function parseProps(wire: string): Property[] | null {
   return out;
 }
 
+/** An int field's bounds, where the table gives them (keepalive_s, SP-4.1). */
+function inRange(type: { min?: number; max?: number }, n: number): boolean {
+  return (type.min === undefined || n >= type.min) && (type.max === undefined || n <= type.max);
+}
+
 /** The wire text of `value`, or null when it does not have the field's type. */
 export function formatValue(type: FieldType, value: unknown): string | null {
   switch (type.kind) {
     case 'int':
-      return Number.isSafeInteger(value) ? String(value) : null;
+      return Number.isSafeInteger(value) && inRange(type, value as number) ? String(value) : null;
     case 'num':
       // [SP-3.2] JavaScript's shortest round-trip form; -0 is written 0.
       return typeof value === 'number' && Number.isFinite(value) ? String(value) : null;
@@ -84,7 +89,7 @@ export function parseValue(type: FieldType, wire: string): unknown {
     case 'int': {
       if (!INT_TEXT.test(wire)) return null;
       const n = Number(wire);
-      return Number.isSafeInteger(n) ? n : null;
+      return Number.isSafeInteger(n) && inRange(type, n) ? n : null;
     }
     case 'num': {
       if (!NUM_TEXT.test(wire)) return null;
@@ -106,7 +111,9 @@ export function parseValue(type: FieldType, wire: string): unknown {
 export function describeType(type: FieldType): string {
   switch (type.kind) {
     case 'int':
-      return 'an integer';
+      return type.min !== undefined && type.max !== undefined
+        ? `an integer in ${type.min}..${type.max}`
+        : 'an integer';
     case 'num':
       return 'a finite number';
     case 'bool':

@@ -4,20 +4,26 @@
 // PROTOCOL.md (SP-x.y) and firmware-protocol/mqtt/CONTRACT.md (MC-x.y).
 
 import { commandFromWire, commandToWire, replyToWire } from '../../firmware-protocol/mqtt/codec.ts';
-import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+import type { InfoPayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+import type { ProtocolError } from '../../firmware-protocol/serial/codec.ts';
 import type { Frame } from '../../firmware-protocol/serial/frames.ts';
 import { DEFAULT_KEEPALIVE_S, SILENCE_PERIODS } from '../../firmware-protocol/serial/frames.ts';
+import { commandLineProblem } from '../../firmware-protocol/serial/sizes.ts';
+import { CommandTable } from './commands.ts';
 import { LinePort } from './line-port.ts';
 import type { Logger } from './link.ts';
 import { type BrokerOptions, MqttSession } from './mqtt-session.ts';
+import { TelemetryOutbox } from './outbox.ts';
 import type { Recorder } from './recorder.ts';
+import { SampleOrder } from './sample-order.ts';
 import { cmdFrame, helloToInfo, replyOf, stateToPayload, telToSample } from './translate.ts';
 
-const MAX_SAMPLES_PER_MESSAGE = 1000; // [MC-7.2]
-const OUTBOX_LIMIT = 100_000; // [SP-7.4] samples kept while the broker is away
-const MAX_IN_FLIGHT = 8;
-const COMMAND_TIMEOUT_MS = 10_000; // [SP-5.5]
-const IDENT_INTERVAL_MS = 1_000; // [SP-5.2]
+/** A decoded cmd, as commandFromWire gives it. */
+type Command = Parameters<typeof commandToWire>[1];
+
+/** [SP-5.2] At most one IDENT a second; while the link is not up, one every 2 s at least. */
+const IDENT_MIN_GAP_MS = 1_000;
+export const IDENT_RETRY_MS = 2_000;
 
 export interface BridgeOptions {
   serial: string;
@@ -27,49 +33,71 @@ export interface BridgeOptions {
   recorder?: Recorder;
   /** Grace before the link counts as silent, overriding 3 × keepalive_s [SP-5.4] (tests). */
   silenceMs?: number;
+  /** The bridge's clock, sent on IDENT and PONG [SP-5.9]; default Date.now. */
+  now?: () => number;
+  /** [SP-7.5] The broker refused the login for good; the command line exits 2. */
+  onFatal?: (reason: string) => void;
 }
 
 export interface BridgeStats {
   linesIn: number;
   linesOut: number;
+  /** Lines refused: unusable, or refused by the contract or the session rules. */
   errors: number;
   samplesPublished: number;
+  /** [SP-6.6] TEL lines repeating a sample already accepted, dropped without an answer. */
+  repeats: number;
+  /** [SP-5.10] ACK/NAK lines that answer no CMD in flight (wrong seq, id or op). */
+  unmatchedReplies: number;
+  /** [SP-4.13] Commands answered by the bridge because they cannot be framed. */
+  unframeable: number;
 }
 
 export class Bridge {
   readonly #opts: BridgeOptions;
   readonly #port: LinePort;
   readonly #mqtt: MqttSession;
-  readonly stats: BridgeStats = { linesIn: 0, linesOut: 0, errors: 0, samplesPublished: 0 };
+  readonly #stats: Omit<BridgeStats, 'samplesPublished'> = {
+    linesIn: 0,
+    linesOut: 0,
+    errors: 0,
+    repeats: 0,
+    unmatchedReplies: 0,
+    unframeable: 0,
+  };
+  readonly #now: () => number;
+  readonly #commands: CommandTable;
+  readonly #order = new SampleOrder();
   #hello: { info: InfoPayload; keepaliveS: number } | null = null;
   #state: StatePayload | null = null;
   #up = false;
-  #outbox: SamplePayload[] = [];
-  #inFlight = 0;
-  #seq = 0;
-  readonly #pending = new Map<number, NodeJS.Timeout>();
+  readonly #outbox: TelemetryOutbox;
   #silence: NodeJS.Timeout | null = null;
-  #lastIdent = 0;
-  #flushSoon = false;
+  #identRetry: NodeJS.Timeout | null = null;
+  #lastIdent = Number.NEGATIVE_INFINITY;
 
   constructor(opts: BridgeOptions) {
     this.#opts = opts;
+    this.#now = opts.now ?? Date.now;
     const { recorder } = opts;
+    this.#commands = new CommandTable({
+      onTimeout: ({ seq, id }, ms) =>
+        opts.log('warn', `CMD seq=${seq} id=${id}: no ACK/NAK within ${ms} ms [SP-5.5]`),
+    });
     this.#port = new LinePort({
       serial: opts.serial,
       baud: opts.baud,
       log: opts.log,
       recorder,
       onFrame: (frame) => {
-        this.stats.linesIn++;
+        this.#stats.linesIn++;
         this.#onFrame(frame);
       },
       onError: (error) => {
-        this.stats.linesIn++;
-        this.stats.errors++;
-        opts.log('warn', `meter line refused: ${error.code} [${error.rule}] ${error.message}`);
+        this.#stats.linesIn++;
+        this.#onUnusable(error);
       },
-      onSent: () => this.stats.linesOut++,
+      onSent: () => this.#stats.linesOut++,
       onOpen: () => {
         recorder?.write({ dir: 'link', event: 'open' });
         this.#sendIdent(); // [SP-5.2]
@@ -79,12 +107,18 @@ export class Bridge {
         this.#down(`serial port closed (${reason})`);
       },
     });
+    this.#outbox = new TelemetryOutbox({
+      publish: (samples, done) => this.#mqtt.publish('telemetry', { v: 1, samples }, done),
+      ready: () => this.online,
+      log: opts.log,
+    });
     this.#mqtt = new MqttSession({
       broker: opts.broker,
       log: opts.log,
       onReady: () => this.#announce(),
       onCommand: (payload) => this.#onCommand(payload),
       onPublish: recorder ? (topic, payload) => recorder.write({ dir: 'mqtt', topic, payload }) : undefined,
+      onRefused: (reason) => opts.onFatal?.(reason),
     });
   }
 
@@ -107,11 +141,25 @@ export class Bridge {
       `bridge: serial ${this.#opts.serial} <-> ${this.#opts.broker.url} as ${this.#opts.broker.username}`,
     );
     this.#port.link.start();
+    // [SP-5.7] While the port is open and the link not up, ask again until a HELLO and a STATE come.
+    this.#identRetry = setInterval(() => {
+      if (!this.#up && this.#port.link.isOpen) this.#sendIdent();
+    }, IDENT_RETRY_MS);
+  }
+
+  get stats(): BridgeStats {
+    return { ...this.#stats, samplesPublished: this.#outbox.published };
+  }
+
+  /** Handlers that threw or frames that could not be written: bugs, each logged as an error. */
+  get faults(): number {
+    return this.#port.faults;
   }
 
   async close(): Promise<void> {
     this.#clearSilence();
-    for (const timer of this.#pending.values()) clearTimeout(timer);
+    if (this.#identRetry) clearInterval(this.#identRetry);
+    this.#commands.clear();
     await this.#port.link.close();
     await this.#mqtt.close();
     await this.#opts.recorder?.close();
@@ -134,8 +182,10 @@ export class Bridge {
         this.#onReply(frame);
         return;
       case 'PING':
-        this.#port.send({ type: 'PONG' }); // [SP-5.3]
-        if (!this.#hello) this.#sendIdent();
+        // [SP-5.3] A PONG says "identified, and every line before your PING taken" [SP-5.6]; until the
+        // link is up the answer is IDENT instead [SP-5.7].
+        if (this.#up) this.#port.send({ type: 'PONG', ts: this.#now() });
+        else this.#sendIdent();
         return;
       case 'LOG':
         this.#opts.log(frame.level === 'debug' ? 'info' : frame.level, `meter: ${frame.msg}`);
@@ -147,20 +197,36 @@ export class Bridge {
         this.#opts.log('warn', `meter refused a line: ${frame.code}: ${frame.msg}`);
         return; // [SP-6.4] never answered
       default:
-        this.#port.refuse('rejected', 'SP-1.3', `${frame.type} goes bridge to meter, not back`);
+        this.#refuse('rejected', 'SP-1.3', `${frame.type} goes bridge to meter, not back`);
     }
+  }
+
+  /** A line that did not parse, already answered by the port [SP-6]. */
+  #onUnusable(error: ProtocolError): void {
+    this.#stats.errors++;
+    this.#opts.log('warn', `meter line refused: ${error.code} [${error.rule}] ${error.message}`);
+    // [SP-5.4] A HELLO the bridge cannot take (another version, keepalive_s out of range, ...) means the
+    // meter is no longer the one it identified: the link goes down until a good HELLO.
+    if (error.type === 'HELLO') this.#down(`unusable HELLO: ${error.code} [${error.rule}]`);
+    else if (!this.#up) this.#sendIdent(); // [SP-5.7] e.g. the STATE after a HELLO came corrupted
+  }
+
+  #refuse(code: 'rejected' | 'wrong_device', rule: string, message: string): void {
+    this.#stats.errors++;
+    this.#port.refuse(code, rule, message);
   }
 
   #onHello(frame: Extract<Frame, { type: 'HELLO' }>): void {
     const deviceId = this.#opts.broker.username;
     if (frame.device_id !== deviceId) {
-      this.#port.refuse('wrong_device', 'SP-7.2', `this bridge serves ${deviceId}, not ${frame.device_id}`);
+      this.#refuse('wrong_device', 'SP-7.2', `this bridge serves ${deviceId}, not ${frame.device_id}`);
       this.#down(`HELLO from ${frame.device_id}`);
       return;
     }
     const info = helloToInfo(frame);
     if (!info.ok) {
-      this.#port.refuse('rejected', info.error.rule, info.error.message);
+      this.#refuse('rejected', info.error.rule, info.error.message);
+      this.#down(`HELLO refused by [${info.error.rule}]`); // [SP-5.4]
       return;
     }
     const changed = JSON.stringify(info.value) !== JSON.stringify(this.#hello?.info);
@@ -180,7 +246,8 @@ export class Bridge {
     }
     const state = stateToPayload(frame);
     if (!state.ok) {
-      this.#port.refuse('rejected', state.error.rule, state.error.message);
+      this.#refuse('rejected', state.error.rule, state.error.message);
+      if (!this.#up) this.#sendIdent(); // [SP-5.7]
       return;
     }
     this.#state = state.value;
@@ -195,30 +262,41 @@ export class Bridge {
   }
 
   #onTel(frame: Extract<Frame, { type: 'TEL' }>): void {
-    if (!this.#hello) this.#sendIdent();
+    if (!this.#up) {
+      // [SP-5.6] Not taken: the meter holds it until a PONG, and resends it after the HELLO and STATE
+      // that answer this IDENT [SP-5.7].
+      this.#sendIdent();
+      return;
+    }
     const sample = telToSample(frame);
     if (!sample.ok) {
-      this.#port.refuse('rejected', sample.error.rule, sample.error.message);
+      this.#refuse('rejected', sample.error.rule, sample.error.message);
+      return;
+    }
+    // [SP-6.6] Checked one line at a time, so a bad line never takes its neighbours with it.
+    const verdict = this.#order.check(sample.value);
+    if (verdict.kind === 'repeat') {
+      this.#stats.repeats++;
+      return;
+    }
+    if (verdict.kind === 'reject') {
+      this.#refuse('rejected', verdict.rule, verdict.message);
       return;
     }
     this.#outbox.push(sample.value);
-    if (this.#outbox.length > OUTBOX_LIMIT) this.#outbox.splice(0, this.#outbox.length - OUTBOX_LIMIT);
-    // Lines that arrive together go out as one batch.
-    if (!this.#flushSoon) {
-      this.#flushSoon = true;
-      setImmediate(() => {
-        this.#flushSoon = false;
-        this.#flush();
-      });
-    }
   }
 
+  /** [SP-5.10] An ACK/NAK counts only when its seq, id and op are those of a CMD in flight. */
   #onReply(frame: Extract<Frame, { type: 'ACK' | 'NAK' }>): void {
-    clearTimeout(this.#pending.get(frame.seq));
-    this.#pending.delete(frame.seq);
+    const match = this.#commands.match(frame);
+    if (!match.ok) {
+      this.#stats.unmatchedReplies++;
+      this.#refuse('rejected', match.rule, match.message);
+      return;
+    }
     const reply = replyOf(frame);
     if (!reply.ok) {
-      this.#port.refuse('rejected', reply.error.rule, reply.error.message);
+      this.#refuse('rejected', reply.error.rule, reply.error.message);
       return;
     }
     if (this.#mqtt.ready) this.#mqtt.publish('reply', reply.value);
@@ -232,25 +310,28 @@ export class Bridge {
       if (parsed.reply) this.#mqtt.publish('reply', parsed.reply); // [MC-9.1]; [MC-9.2] nothing
       return;
     }
-    if (!this.#up) {
-      const reply = replyToWire(parsed.id, {
-        ok: false,
-        error: { code: 'busy', message: 'meter link down' },
-      });
-      this.#mqtt.publish('reply', reply);
-      return;
+    const refusal = this.#dispatch(parsed.id, parsed.command);
+    if (refusal) this.#mqtt.publish('reply', replyToWire(parsed.id, { ok: false, error: refusal }));
+  }
+
+  /** Sends a decoded command as a CMD line, or says why the bridge answers it itself. */
+  #dispatch(id: string, command: Command): { code: 'busy' | 'invalid_argument'; message: string } | null {
+    if (!this.#up) return { code: 'busy', message: 'meter link down' };
+    if (this.#commands.full) {
+      return { code: 'busy', message: `[SP-5.5] the meter has ${this.#commands.size} commands in flight` };
     }
-    this.#seq = (this.#seq % 65_535) + 1; // [SP-5.5]
-    const seq = this.#seq;
-    this.#port.send(cmdFrame(seq, commandToWire(parsed.id, parsed.command)));
-    clearTimeout(this.#pending.get(seq));
-    this.#pending.set(
-      seq,
-      setTimeout(() => {
-        this.#pending.delete(seq);
-        this.#opts.log('warn', `CMD seq=${seq} id=${parsed.id}: no ACK/NAK within ${COMMAND_TIMEOUT_MS} ms`);
-      }, COMMAND_TIMEOUT_MS),
-    );
+    const seq = this.#commands.nextSeq();
+    const frame = cmdFrame(seq, commandToWire(id, command));
+    // [SP-4.13] Refused before anything is sent; the API answers 422 with this reason.
+    const problem = commandLineProblem(frame);
+    if (problem) {
+      this.#stats.unframeable++;
+      this.#opts.log('warn', `cmd ${id} (${frame.op}) refused [SP-4.13]: ${problem}`);
+      return { code: 'invalid_argument', message: `[SP-4.13] ${problem}` };
+    }
+    if (!this.#port.send(frame)) return { code: 'busy', message: 'meter link down' };
+    this.#commands.add({ seq, id, op: frame.op });
+    return null;
   }
 
   /** [MC-6.3] info, state, online, then buffered telemetry: once both sides are ready. */
@@ -258,29 +339,9 @@ export class Bridge {
     if (!this.#up || !this.#hello || !this.#state || !this.#mqtt.ready) return;
     this.#mqtt.publish('info', this.#hello.info);
     this.#mqtt.publish('state', this.#state);
-    this.#mqtt.publish('availability', { v: 1, online: true, ts: Date.now() });
+    this.#mqtt.publish('availability', { v: 1, online: true, ts: this.#now() });
     this.#opts.log('info', `meter ${this.#opts.broker.username}: online`);
-    this.#flush();
-  }
-
-  #flush(): void {
-    if (!this.online) return;
-    while (this.#outbox.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
-      const batch = this.#outbox.splice(0, MAX_SAMPLES_PER_MESSAGE);
-      this.#inFlight++;
-      try {
-        this.#mqtt.publish('telemetry', { v: 1, samples: batch }, (err) => {
-          this.#inFlight--;
-          if (err) this.#outbox.unshift(...batch);
-          else this.stats.samplesPublished += batch.length;
-          this.#flush();
-        });
-      } catch (err) {
-        // [MC-7.3] a batch the contract refuses (ts not ascending) is dropped whole, not retried forever.
-        this.#inFlight--;
-        this.#opts.log('warn', `telemetry batch dropped: ${(err as Error).message}`);
-      }
-    }
+    this.#outbox.flush();
   }
 
   /** [SP-5.4] Link down: offline over MQTT, and a fresh HELLO needed. */
@@ -291,7 +352,7 @@ export class Bridge {
     this.#up = false;
     this.#opts.recorder?.write({ dir: 'link', event: 'down', reason });
     this.#opts.log('warn', `meter ${this.#opts.broker.username}: link down: ${reason}; offline`);
-    if (this.#mqtt.ready) this.#mqtt.publish('availability', { v: 1, online: false, ts: Date.now() });
+    if (this.#mqtt.ready) this.#mqtt.publish('availability', { v: 1, online: false, ts: this.#now() });
   }
 
   #touch(): void {
@@ -306,10 +367,11 @@ export class Bridge {
     this.#silence = null;
   }
 
+  /** [SP-5.2] At most one a second; carries the bridge's clock [SP-5.9]. */
   #sendIdent(): void {
-    const now = Date.now();
-    if (now - this.#lastIdent < IDENT_INTERVAL_MS) return;
+    const now = this.#now();
+    if (Math.abs(now - this.#lastIdent) < IDENT_MIN_GAP_MS) return;
     this.#lastIdent = now;
-    this.#port.send({ type: 'IDENT' });
+    this.#port.send({ type: 'IDENT', ts: now });
   }
 }

@@ -1,8 +1,9 @@
 // Frames over a SerialLink: parses what arrives, formats what is sent, and answers unusable lines the way
 // PROTOCOL.md says [SP-6] (ERR, or NAK for a readable CMD; never an answer to an ERR). Both ends use it:
-// the bridge, and the serial meter in simulator/serial-meter.ts.
+// the bridge, and the serial meter in simulator/serial-meter.ts. Nothing that arrives, and nothing a caller
+// asks it to send, can make it throw [SP-6.1]: a handler that fails is logged and counted in `faults`.
 
-import { formatFrame, type ProtocolError, parseLine } from '../../firmware-protocol/serial/codec.ts';
+import { type ProtocolError, parseLine, tryFormatFrame } from '../../firmware-protocol/serial/codec.ts';
 import type { Frame, ProtocolErrorCode } from '../../firmware-protocol/serial/frames.ts';
 import { MAX_LINE_BYTES } from '../../firmware-protocol/serial/frames.ts';
 import { type Logger, SerialLink } from './link.ts';
@@ -27,6 +28,8 @@ export interface LinePortOptions {
 
 export class LinePort {
   readonly link: SerialLink;
+  /** Handlers that threw and frames that could not be written: each one a bug, logged as an error. */
+  faults = 0;
   readonly #opts: LinePortOptions;
 
   constructor(opts: LinePortOptions) {
@@ -37,8 +40,8 @@ export class LinePort {
       log: opts.log,
       onLine: (line) => this.receive(line),
       onOversize: (bytes) => this.#receiveOversize(bytes),
-      onOpen: opts.onOpen,
-      onClose: opts.onClose,
+      onOpen: () => this.#guard('the port opening', opts.onOpen),
+      onClose: (reason) => this.#guard('the port closing', () => opts.onClose(reason)),
     });
   }
 
@@ -48,7 +51,11 @@ export class LinePort {
     if (result.ok === 'empty') return; // [SP-2.3]
     if (result.ok) {
       this.#opts.recorder?.write({ dir: 'rx', line, frame: result.frame });
-      this.#opts.onFrame(result.frame);
+      try {
+        this.#opts.onFrame(result.frame);
+      } catch (err) {
+        this.#fault(`handling a ${result.frame.type} line failed: ${(err as Error).stack ?? err}`);
+      }
       return;
     }
     const { error } = result;
@@ -56,9 +63,17 @@ export class LinePort {
     this.#answer(error, line.startsWith('ERR'));
   }
 
-  /** Formats and writes a frame; false when the port is closed (the line is lost, as on a real wire). */
+  /**
+   * Formats and writes a frame; false when the port is closed (the line is lost, as on a real wire) or the
+   * frame cannot be a line (a fault: callers check input from outside first, e.g. commandLineProblem).
+   */
   send(frame: Frame): boolean {
-    const line = formatFrame(frame);
+    const formatted = tryFormatFrame(frame);
+    if (!formatted.ok) {
+      this.#fault(`cannot send ${frame.type}: ${formatted.message}`);
+      return false;
+    }
+    const { line } = formatted;
     this.#opts.recorder?.write({ dir: 'tx', line, frame });
     const sent = this.link.write(line);
     if (sent) this.#opts.onSent?.(line);
@@ -91,6 +106,23 @@ export class LinePort {
     } else {
       this.send({ type: 'ERR', code: error.code, msg });
     }
-    this.#opts.onError?.(error);
+    try {
+      this.#opts.onError?.(error);
+    } catch (err) {
+      this.#fault(`handling an unusable line failed: ${(err as Error).stack ?? err}`);
+    }
+  }
+
+  #guard(what: string, handler: () => void): void {
+    try {
+      handler();
+    } catch (err) {
+      this.#fault(`handling ${what} failed: ${(err as Error).stack ?? err}`);
+    }
+  }
+
+  #fault(message: string): void {
+    this.faults++;
+    this.#opts.log('error', `serial ${this.#opts.serial}: ${message}`);
   }
 }

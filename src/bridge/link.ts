@@ -7,6 +7,9 @@ import { existsSync } from 'node:fs';
 import { SerialPort } from 'serialport';
 import { LineSplitter } from '../../firmware-protocol/serial/splitter.ts';
 
+/** [SP-2.9] An unfinished line is dropped after this long without a byte. */
+export const PARTIAL_LINE_MS = 2_000;
+
 export type Logger = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
 export interface SerialLinkOptions {
@@ -23,12 +26,15 @@ export interface SerialLinkOptions {
   /** Backoff bounds for a path that exists but will not open. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** [SP-2.9] Silence after which an unfinished line is dropped. */
+  partialLineMs?: number;
 }
 
 export class SerialLink {
   readonly #opts: Required<SerialLinkOptions>;
   #port: SerialPort | null = null;
   #timer: NodeJS.Timeout | null = null;
+  #partialTimer: NodeJS.Timeout | null = null;
   #backoff: number;
   #closed = false;
   #missingLogged = false;
@@ -39,7 +45,13 @@ export class SerialLink {
     if (!Number.isInteger(opts.baud) || opts.baud <= 0) {
       throw new TypeError(`SerialLink: baud must be a positive integer, got ${opts.baud}`);
     }
-    this.#opts = { pollMs: 100, minBackoffMs: 100, maxBackoffMs: 2_000, ...opts };
+    this.#opts = {
+      pollMs: 100,
+      minBackoffMs: 100,
+      maxBackoffMs: 2_000,
+      partialLineMs: PARTIAL_LINE_MS,
+      ...opts,
+    };
     this.#backoff = this.#opts.minBackoffMs;
   }
 
@@ -69,9 +81,26 @@ export class SerialLink {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#partialTimer) clearTimeout(this.#partialTimer);
     const port = this.#port;
     this.#port = null;
     if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+  }
+
+  /** [SP-2.9] While a line is unfinished, a quiet spell of partialLineMs drops it. */
+  #watchPartial(splitter: LineSplitter): void {
+    if (this.#partialTimer) clearTimeout(this.#partialTimer);
+    this.#partialTimer = null;
+    if (splitter.partial === 0) return;
+    this.#partialTimer = setTimeout(() => {
+      this.#partialTimer = null;
+      const bytes = splitter.discard();
+      this.#opts.log(
+        'warn',
+        `serial ${this.#opts.path}: dropped an unfinished line of ${bytes} bytes, ` +
+          `no byte for ${this.#opts.partialLineMs} ms [SP-2.9]`,
+      );
+    }, this.#opts.partialLineMs);
   }
 
   #schedule(ms: number): void {
@@ -105,6 +134,7 @@ export class SerialLink {
         if (piece.kind === 'line') this.#opts.onLine(piece.line);
         else this.#opts.onOversize(piece.bytes);
       }
+      this.#watchPartial(splitter);
     });
     port.on('error', (err) => log('warn', `serial ${path}: ${err.message}`));
     port.on('close', (err?: Error | null) => {

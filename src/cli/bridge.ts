@@ -13,11 +13,14 @@ export const BRIDGE_HELP = `usage: meterstack bridge --serial <path> [flags]
 
 Connects one meter on a serial port to the MQTT broker, speaking the line protocol of
 firmware-protocol/serial/PROTOCOL.md (or Modbus RTU with --modbus). Runs until stopped (Ctrl-C):
-the serial port and the broker are reopened whenever they go away.
+the serial port and the broker are reopened whenever they go away. A broker that refuses the
+login (wrong password, unknown device) ends the bridge with exit code 2 and the reason.
 
   --serial <path>       serial device, e.g. /dev/ttyUSB0 (required)
   --baud <n>            baud rate (default ${DEFAULT_BAUD}, or ${SDM120_DEFAULTS.baud} with --modbus; 8N1)
-  --broker <url>        MQTT broker (default mqtt://127.0.0.1:1883)
+  --broker <url>        the meterstack MQTT broker, e.g. mqtt://127.0.0.1:1883 (required, or
+                        METERSTACK_BROKER): no default, so a bridge never reports a meter online
+                        through whatever other broker happens to listen on :1883
   --username <id>       the meter's MQTT username = its device id (required)
   --password <secret>   the meter's MQTT password (or METERSTACK_BRIDGE_PASSWORD)
   --record <file>       append the session to <file> as JSON Lines (PROTOCOL.md SP-9)
@@ -66,11 +69,20 @@ export async function runBridge(argv: string[]): Promise<void> {
   const password = str('password') ?? process.env['METERSTACK_BRIDGE_PASSWORD'] ?? '';
   if (!serial) return usageError('--serial is required');
   if (!username) return usageError('--username (the device id) is required');
+  // [SP-7.5] No default broker: one on :1883 may be a system Mosquitto, not meterstack.
+  const url = str('broker') ?? process.env['METERSTACK_BROKER'];
+  if (!url) return usageError('--broker (or METERSTACK_BROKER) is required: the meterstack broker URL');
   const baud = intOption('baud', str('baud'), DEFAULT_BAUD);
   if (baud === null) return;
-  const broker = { url: str('broker') ?? 'mqtt://127.0.0.1:1883', username, password };
+  const broker = { url, username, password };
 
-  let closer: { close(): Promise<void> };
+  let closer: { close(): Promise<void> } | undefined;
+  // [SP-7.5] A refused login is not retried: say why and exit 2.
+  const onFatal = (reason: string) => {
+    log('error', `bridge: ${reason}; stopping (exit 2)`);
+    process.exitCode = 2;
+    void (closer?.close() ?? Promise.resolve()).finally(() => process.exit(2));
+  };
   const modbus = str('modbus');
   if (modbus !== undefined) {
     if (modbus !== 'sdm120') return usageError(`--modbus: unknown model ${modbus} (known: sdm120)`);
@@ -88,6 +100,7 @@ export async function runBridge(argv: string[]): Promise<void> {
         deviceId: username,
         ...(pollMs ? { pollMs } : {}),
         log,
+        onFatal,
       });
     } catch (err) {
       if (!(err instanceof TypeError)) throw err;
@@ -101,6 +114,7 @@ export async function runBridge(argv: string[]): Promise<void> {
       broker,
       log,
       recorder: record ? new Recorder(record) : undefined,
+      onFatal,
     });
     bridge.start();
     closer = bridge;

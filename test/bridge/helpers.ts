@@ -59,8 +59,8 @@ export class CliProcess {
   readonly proc: ChildProcess;
   output = '';
 
-  constructor(args: string[]) {
-    this.proc = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  constructor(args: string[], env: NodeJS.ProcessEnv = process.env) {
+    this.proc = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     for (const stream of [this.proc.stdout!, this.proc.stderr!]) {
       stream.setEncoding('utf8').on('data', (d: string) => {
         this.output += d;

@@ -13,6 +13,8 @@ typedef struct {
   ml_kind kind;
   int optional;
   const char *const *values; /* ML_ENUM: NULL-terminated */
+  int ranged;                /* ML_INT: only lo..hi is valid (keepalive_s, SP-4.1) */
+  int64_t lo, hi;
 } ml_spec;
 
 static const char *const MODELS[] = {"basic", "full", NULL};
@@ -28,16 +30,18 @@ static const char *const ERR_CODES[] = {"too_long",      "bad_char",      "no_ch
 static const char *const OPS[] = {"set_relay",   "set_mode", "set_tariff", "set_active_tariff", "set_gateway",
                                   "set_wifi",    "get_wifi", "recharge",   "read",              NULL};
 
-#define F(k, t) {k, t, 0, NULL}
-#define O(k, t) {k, t, 1, NULL}
-#define E(k, v) {k, ML_ENUM, 0, v}
-#define END {NULL, ML_INT, 0, NULL}
+#define F(k, t) {k, t, 0, NULL, 0, 0, 0}
+#define O(k, t) {k, t, 1, NULL, 0, 0, 0}
+#define E(k, v) {k, ML_ENUM, 0, v, 0, 0, 0}
+#define R(k, lo, hi) {k, ML_INT, 0, NULL, 1, lo, hi}
+#define END {NULL, ML_INT, 0, NULL, 0, 0, 0}
 
 static const ml_spec NONE[] = {END};
+static const ml_spec CLOCK[] = {O("ts", ML_INT), END}; /* IDENT and PONG [SP-5.9] */
 static const ml_spec HELLO[] = {F("proto", ML_INT),       F("device_id", ML_STR),
                                 E("model", MODELS),       F("firmware", ML_STR),
                                 F("has_relay", ML_BOOL),  F("telemetry_period_s", ML_NUM),
-                                F("keepalive_s", ML_INT), F("properties", ML_PROPS),
+                                R("keepalive_s", 1, 60), F("properties", ML_PROPS),
                                 END};
 #define STATE_FIELDS(p)                                                                                  \
   F(p "ts", ML_INT), E(p "mode", MODES), F(p "relay_commanded", ML_BOOL), F(p "relay_state", ML_BOOL),   \
@@ -73,8 +77,8 @@ static const ml_spec *const ACK_OPS[] = {NONE, NONE, NONE, NONE, NONE, NONE, A_W
 static const struct {
   const char *name;
   const ml_spec *fields;
-} TYPES[] = {{"HELLO", HELLO}, {"IDENT", NONE}, {"STATE", STATE}, {"TEL", TEL}, {"CMD", CMD}, {"ACK", CMD},
-             {"NAK", NAK},     {"PING", NONE},  {"PONG", NONE},   {"LOG", LOG}, {"ERR", ERR}, {"BYE", NONE}};
+} TYPES[] = {{"HELLO", HELLO}, {"IDENT", CLOCK}, {"STATE", STATE}, {"TEL", TEL}, {"CMD", CMD}, {"ACK", CMD},
+             {"NAK", NAK},     {"PING", NONE},   {"PONG", CLOCK},  {"LOG", LOG}, {"ERR", ERR}, {"BYE", NONE}};
 #define NTYPES ((int)(sizeof TYPES / sizeof TYPES[0]))
 
 const char *ml_status_name(ml_status s) {
@@ -262,6 +266,7 @@ static ml_status read_fields(const char *line, const raw_pair *raw, int nraw, co
     switch (s->kind) {
       case ML_INT:
         if (!parse_int(w, n, &f->i)) return ML_BAD_VALUE;
+        if (s->ranged && (f->i < s->lo || f->i > s->hi)) return ML_BAD_VALUE;
         break;
       case ML_NUM:
         if (!parse_num(w, n, &f->d)) return ML_BAD_VALUE;
@@ -450,6 +455,7 @@ static int put_fields(const ml_frame *frame, const ml_spec *specs, char *out, si
       if (s->optional) continue;
       return 0;
     }
+    if (s->ranged && (f->i < s->lo || f->i > s->hi)) return 0;
     int n = snprintf(out + *o, cap - *o, " %s=", s->key);
     if (n < 0 || (size_t)n >= cap - *o) return 0;
     *o += (size_t)n;

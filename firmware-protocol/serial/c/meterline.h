@@ -67,7 +67,8 @@ ml_status ml_parse(const char *line, size_t len, ml_frame *out);
 const ml_field *ml_get(const ml_frame *frame, const char *key);
 
 /* Writes the line of `frame` (type + fields, in the protocol's field order) with its checksum and a
- * NUL, without a LF. Returns its length, or -1 when a required field is missing or it does not fit. */
+ * NUL, without a LF. Returns its length, or -1 when a required field is missing or out of range (keepalive_s,
+ * SP-4.1), or the line does not fit [SP-2.2, SP-2.8]. */
 int ml_format(const ml_frame *frame, char *out, size_t cap);
 
 #endif

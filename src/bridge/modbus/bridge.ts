@@ -20,6 +20,8 @@ export interface BridgeDeps {
   deviceId: string;
   pollMs: number;
   log: Log;
+  /** [SP-7.5] A refused login. */
+  onFatal?: (reason: string) => void;
   now: () => number;
   /** A label for logs, e.g. "/dev/ttyUSB0 unit 1". */
   where: string;
@@ -52,6 +54,7 @@ export class ModbusBridge {
       onConnected: () => {
         if (!this.#stopped) void this.#poll().catch(() => undefined);
       },
+      onFatal: deps.onFatal,
     });
   }
 

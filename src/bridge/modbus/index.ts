@@ -26,6 +26,8 @@ export interface ModbusBridgeOptions {
   deviceId: string;
   pollMs?: number;
   log: Log;
+  /** [SP-7.5] The broker refused the login for good; the command line exits 2. */
+  onFatal?: (reason: string) => void;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function runModbusBridge(opts: ModbusBridgeOptions): Promise<{ clos
     deviceId: opts.deviceId,
     pollMs,
     log: opts.log,
+    onFatal: opts.onFatal,
     now: Date.now,
     where,
   });

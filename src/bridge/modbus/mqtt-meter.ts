@@ -14,6 +14,7 @@ import { MAX_SAMPLES } from '../../../firmware-protocol/mqtt/schemas.ts';
 import { topicFor } from '../../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand, ReportedState, Sample } from '../../../simulator/meter/types.ts';
 import { createMeterClient } from '../../mqtt/connect.ts';
+import { refusedLogin } from '../mqtt-session.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -31,6 +32,8 @@ export interface MqttMeterOptions {
    * pass it to addSample, so the service has present readings at once.
    */
   onConnected?: () => void;
+  /** [SP-7.5] The broker refused the login for good (wrong password, ...); the command line exits 2. */
+  onFatal?: (reason: string) => void;
 }
 
 /** [MC-8.8] Replies kept for repeated command ids. */
@@ -61,7 +64,12 @@ export class MqttMeter {
       if (this.#announced) opts.log('warn', `${deviceId}: mqtt: connection lost, reconnecting`);
       this.#announced = false;
     });
-    this.#client.on('error', (err) => opts.log('warn', `${deviceId}: mqtt: ${err.message}`));
+    this.#client.on('error', (err) => {
+      const fatal = refusedLogin(err);
+      if (!fatal) return opts.log('warn', `${deviceId}: mqtt: ${err.message}`);
+      opts.log('error', `${deviceId}: mqtt ${broker.url}: login refused: ${fatal}`);
+      opts.onFatal?.(`the broker at ${broker.url} refused the login: ${fatal}`);
+    });
     this.#client.on('message', (_topic, payload, packet) => {
       if (packet.retain) return; // [MC-8.1] a retained command is ignored
       this.#onCommand(payload).catch((err: unknown) =>
