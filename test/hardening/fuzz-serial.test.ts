@@ -195,27 +195,32 @@ describe('fuzz: serial line codec (issue 8, evidence: fuzzing the serial line pa
   it(
     '[SP-3][SP-4][SP-2.2] a frame generated from the field table round-trips, or formatFrame refuses it with a typed error',
     () => {
-      let refused = 0;
+      let framed = 0;
       fc.assert(
         fc.property(frameArb, (frame) => {
-          let line: string;
+          let out: unknown;
           try {
-            line = formatFrame(frame);
+            out = formatFrame(frame);
           } catch (err) {
-            // Item 9: a frame that cannot be framed (too long once escaped) is refused with a typed error,
-            // never an untyped crash. The only refusal a well-typed frame may get is its length.
-            expect(err).toBeInstanceOf(TypeError);
-            expect((err as Error).message).toMatch(/bytes, at most 1024/);
-            refused++;
+            // Issue 8 item 9: a frame that cannot be framed (too long once escaped) is refused with a
+            // typed error naming the limit, never an untyped crash. Today formatFrame throws a TypeError.
+            expect(err).toBeInstanceOf(Error);
+            expect((err as Error).message).toMatch(/1024|too long/);
             return;
           }
-          expect(line.length).toBeLessThanOrEqual(MAX_LINE_BYTES);
-          expect(parseLine(line)).toEqual({ ok: true, frame });
+          if (typeof out !== 'string') {
+            // A formatter that answers a tagged result instead of throwing is as good.
+            expect(out).toMatchObject({ ok: false });
+            return;
+          }
+          framed++;
+          expect(out.length).toBeLessThanOrEqual(MAX_LINE_BYTES);
+          expect(parseLine(out)).toEqual({ ok: true, frame });
         }),
         fuzzParams(1_000),
       );
-      // Sanity: the generator reaches both outcomes only rarely refused (long escaped strings).
-      expect(refused).toBeGreaterThanOrEqual(0);
+      // Sanity: most generated frames fit in a line and were checked end to end.
+      expect(framed).toBeGreaterThan(0);
     },
     fuzzTimeout(20_000),
   );
@@ -227,14 +232,15 @@ describe('fuzz: serial line codec (issue 8, evidence: fuzzing the serial line pa
       fc.assert(
         fc.property(anyText, (ssid) => {
           const frame = { type: 'CMD', seq: 1, id: 'c1', op: 'set_wifi', ssid, password: 'p' } as Frame;
-          let line: string;
+          let out: unknown;
           try {
-            line = formatFrame(frame);
+            out = formatFrame(frame);
           } catch (err) {
-            expect(err).toBeInstanceOf(TypeError);
+            expect(err).toBeInstanceOf(Error);
             return;
           }
-          expect(parseLine(line)).toEqual({ ok: true, frame });
+          if (typeof out === 'string') expect(parseLine(out)).toEqual({ ok: true, frame });
+          else expect(out).toMatchObject({ ok: false });
         }),
         fuzzParams(500),
       );
