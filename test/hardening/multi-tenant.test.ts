@@ -1,0 +1,363 @@
+// The multi-tenant hostile test (issue 8, "Evidence expected"): accounts A and B each hold a virtual meter
+// and an external meter (provisioned with `external: true` and driven by a real mqtt.js client with its
+// device credentials). B tries every hostile action of issue 8 against A, and afterwards nothing of A has
+// changed or leaked: A's balances, relay states, readings, ledger and API answers are what they were.
+// Written to the intended behaviour of issue 8; assertions for items still open fail until they land.
+
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { closed, expectNoMessage, subscribe } from '../../src/broker/test-helpers.ts';
+import { ServiceClients } from '../helpers/mqtt.ts';
+import { ADMIN_TOKEN, ok, provision, startTestService, type TestService } from '../helpers/service.ts';
+import { ROUTES, type Tenant, tenant, type V2, v2Client } from '../helpers/v2.ts';
+import { ExternalMeter } from './external-meter.ts';
+
+const SUBACK_FAILURE = 128;
+/** Issue 8 item 6: a client that has not sent its headers within 10 s is dropped (the default). */
+const HEADER_TIMEOUT_MS = 10_000;
+
+interface Side extends Tenant {
+  ext: ExternalMeter;
+  extId: string;
+  extPassword: string;
+}
+
+let t: TestService;
+let v2: V2;
+let clients: ServiceClients;
+let a: Side;
+let b: Side;
+let baseline: unknown;
+const slow: { socket: net.Socket; closedAt: number | null }[] = [];
+let slowStart = 0;
+
+async function side(balance: number): Promise<Side> {
+  // A 1 s telemetry period: the first sample arrives at once (issue 8 item 16 is not this test's business).
+  const ten = await tenant(t.sim, { mode: 'prepaid', balance, load_watts: 0, telemetry_period_s: 1 });
+  const extDev = await provision(t.sim, { account_id: ten.accountId, space_id: ten.spaceId, external: true });
+  const s = {
+    ...ten,
+    ext: null as unknown as ExternalMeter,
+    extId: extDev.device_id,
+    extPassword: extDev.mqtt.password,
+  };
+  await startExternal(s, balance + 7);
+  return s;
+}
+
+/** (Re)starts a side's external meter: a new connection announcing itself as MC-6.3 says. */
+async function startExternal(s: Side, balance = s.ext.state.balance): Promise<void> {
+  const previous = s.ext as ExternalMeter | null;
+  await previous?.stop();
+  s.ext = await ExternalMeter.start({
+    url: t.svc.mqttUrl,
+    deviceId: s.extId,
+    password: s.extPassword,
+    balance,
+  });
+  if (previous) s.ext.commands.push(...previous.commands);
+  expect(await t.svc.world.twins.waitForAvailability(s.extId, true)).toBe(true);
+}
+
+/** B's external meter's credentials, for another connection of B's (same client id, so it replaces B's meter). */
+const asB = () => ({ username: b.extId, password: b.extPassword });
+
+/** What account A can see of itself through the API, and what the store holds for it. */
+async function viewOfA(): Promise<unknown> {
+  const get = async (path: string) => {
+    const res = await v2('GET', path, undefined, a.key);
+    expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    return res.body.data as Record<string, unknown>;
+  };
+  const devices = [];
+  for (const id of [a.deviceId, a.extId]) {
+    const { readings, ...device } = await get(`/devices/${id}/`);
+    const m = await get(`/devices/${id}/metrics`);
+    const w = await get(`/devices/${id}/wifi`);
+    const pk = (await t.svc.store.getDevice(id))!.pk;
+    devices.push({
+      device,
+      energy: (readings as { property_id: string; value: number }[]).find((r) => r.property_id === 'energy')
+        ?.value,
+      metrics: [
+        m.balance,
+        m.relay_state,
+        m.mode,
+        m.eb_tariff,
+        m.dg_tariff,
+        m.active_tariff,
+        m.pg_enabled,
+        m.energy,
+      ],
+      wifi: [w.ssid, w.password, w.type],
+      ledger: await t.svc.store.ledgerSince(pk, 0),
+      twin: t.svc.world.twins.get(id)?.info,
+    });
+  }
+  return { spaces: await get('/spaces/'), devices };
+}
+
+beforeAll(async () => {
+  t = await startTestService({ commandTimeoutMs: 3_000 });
+  v2 = v2Client(t.svc.httpUrl);
+  clients = new ServiceClients(t.svc.mqttUrl, ADMIN_TOKEN);
+  // Slow HTTP clients start first, so the whole test runs under their load [issue 8 item 6].
+  slowStart = Date.now();
+  const { hostname, port } = new URL(t.svc.httpUrl);
+  for (let i = 0; i < 40; i++) {
+    const socket = net.connect(Number(port), hostname);
+    const entry = { socket, closedAt: null as number | null };
+    socket.on('close', () => (entry.closedAt = Date.now()));
+    socket.on('error', () => undefined);
+    socket.write(`GET /api/v2/spaces/ HTTP/1.1\r\nHost: x\r\nX-Slow-${i}: `);
+    slow.push(entry);
+  }
+  a = await side(50_000);
+  b = await side(90_000);
+  // A's own recharge, before the baseline: B later replays its transaction id.
+  ok(await t.sim('POST', `/devices/${a.deviceId}/recharge`, { amount: 1_000, transaction_id: 'A-tx-1' }));
+  const credited = Date.now() + 5_000;
+  const settledA = () => {
+    const twin = t.svc.world.twins.get(a.deviceId);
+    return twin?.state?.balance === 51_000 && twin.latest !== null;
+  };
+  while (!settledA() && Date.now() < credited) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  baseline = await viewOfA();
+}, 30_000);
+
+afterAll(async () => {
+  for (const s of slow) s.socket.destroy();
+  await clients?.endAll();
+  await a?.ext.stop();
+  await b?.ext.stop();
+  await t?.close();
+});
+
+describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)', () => {
+  it('[spec §5.5] B’s key on every v2 route with A’s devices and space is refused and leaks nothing', async () => {
+    for (const route of ROUTES) {
+      for (const dev of [a.deviceId, a.extId]) {
+        if (route.target === 'none') continue;
+        const res = await v2(route.method, route.path({ space: a.spaceId, dev }), route.body, b.key);
+        const what = `#${route.n} ${route.method} with B's key on A's ${route.target}: ${JSON.stringify(res.body)}`;
+        expect(res.status, what).toBe(400);
+        expect(res.body.error?.code, what).toBe(
+          route.target === 'space' ? 'not_your_space' : 'device_not_found',
+        );
+        expect(JSON.stringify(res.body), what).not.toMatch(/51000|50007/);
+      }
+    }
+    const list = await v2<{ space_id: number }[]>('GET', '/spaces/', undefined, b.key);
+    expect(list.body.data!.map((s) => s.space_id)).toEqual([b.spaceId]);
+  });
+
+  it('[MC-2.1][MC-2.2][MC-2.5] B’s meter can neither publish on nor subscribe to A’s topics, nor take A’s client id', async () => {
+    const spy = await clients.device(asB());
+    for (const channel of ['cmd', 'state', 'telemetry', 'reply', 'availability', 'info'] as const) {
+      expect(await subscribe(spy, topicFor(a.extId, channel)), channel).toBe(SUBACK_FAILURE);
+    }
+    expect(await subscribe(spy, 'meterstack/v1/+/cmd')).toBe(SUBACK_FAILURE);
+    expect(await subscribe(spy, '#')).toBe(SUBACK_FAILURE);
+    // A's own traffic meanwhile reaches B's spy on no topic.
+    const noLeak = expectNoMessage(spy, 1_000);
+    expect((await v2('PUT', `/devices/${a.extId}/relay`, { state: true }, a.key)).status).toBe(200);
+    await noLeak;
+
+    const forged = {
+      cmd: { v: 1, id: 'x-1', op: 'recharge', amount: 100_000, transaction_id: 'B-steal-1' },
+      state: { v: 1, ...a.ext.state, ts: Date.now(), balance: 1, relay_state: false },
+      telemetry: {
+        v: 1,
+        samples: [{ ts: Date.now(), energy: 99_999, active_power: 1, voltage: 1, balance: 1 }],
+      },
+      availability: { v: 1, online: false },
+    };
+    for (const [channel, payload] of Object.entries(forged)) {
+      const intruder = await clients.device(asB());
+      const gone = closed(intruder, 3_000);
+      intruder.publish(topicFor(a.extId, channel as 'cmd'), JSON.stringify(payload), { qos: 1 });
+      await gone;
+      await startExternal(b);
+    }
+    // Client-id takeover: B's credentials with A's client id are refused, and A's meter stays connected.
+    expect(
+      await clients.refused({ clientId: a.extId, username: b.extId, password: b.extPassword }),
+    ).toBeGreaterThan(0);
+    expect(a.ext.client.connected).toBe(true);
+    expect(t.svc.world.twins.get(a.extId)?.online).toBe(true);
+  });
+
+  it('[issue 8 item 1] B’s meter forging replies with guessed ids never answers A’s commands, and is counted and logged', async () => {
+    // B learns what command ids look like from a command to its own meter.
+    expect((await v2('PUT', `/devices/${b.extId}/relay`, { state: true }, b.key)).status).toBe(200);
+    const learned = b.ext.commands.at(-1)!.id;
+    const match = /^(.*?)(\d+)$/.exec(learned);
+    const [prefix, last] = match ? [match[1]!, Number(match[2])] : [learned, 0];
+    a.ext.replyDelayMs = 300;
+    let forging = true;
+    let round = 0;
+    const forger = (async () => {
+      while (forging) {
+        for (let n = last + 1; n <= last + 40 && forging; n++) {
+          const id = `${prefix}${n}`;
+          // Half the rounds claim success with B's readings, half refuse: A's reads and relays both at stake.
+          await b.ext.publishReply(
+            round % 2 === 0
+              ? {
+                  v: 1,
+                  id,
+                  ok: true,
+                  data: {
+                    readings: {
+                      ts: Date.now(),
+                      energy: 424_242,
+                      active_power: 1,
+                      voltage: 1,
+                      balance: 4_242,
+                    },
+                    state: { ...b.ext.state, ts: Date.now(), balance: 4_242, relay_state: false },
+                  },
+                }
+              : { v: 1, id, ok: false, error: { code: 'busy', message: 'forged by B' } },
+          );
+        }
+        round++;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    // Every call is made and counted before anything is asserted, so a failure says how often B won.
+    const forgedMetrics: string[] = [];
+    const failedRelays: string[] = [];
+    try {
+      for (let i = 0; i < 6; i++) {
+        for (const dev of [a.extId, a.deviceId]) {
+          const m = await v2<{ balance: number }>('GET', `/devices/${dev}/metrics`, undefined, a.key);
+          if (m.status !== 200 || m.body.data?.balance === 4_242)
+            forgedMetrics.push(`${dev}: ${JSON.stringify(m.body)}`);
+        }
+        const relay = await v2('PUT', `/devices/${a.extId}/relay`, { state: true }, a.key);
+        if (relay.status !== 200) failedRelays.push(JSON.stringify(relay.body));
+      }
+    } finally {
+      forging = false;
+      await forger;
+      a.ext.replyDelayMs = 0;
+    }
+    expect.soft(forgedMetrics, 'A’s metrics answered by B’s forged replies (of 12)').toEqual([]);
+    expect.soft(failedRelays, 'A’s relay PUTs that failed under forgery (of 6)').toEqual([]);
+    expect
+      .soft(t.logs.join('\n'), 'forged replies are logged naming the device')
+      .toMatch(new RegExp(`(forged|unmatched).*${b.extId}|${b.extId}.*(forged|unmatched)`, 'i'));
+  });
+
+  it('[issue 8 item 2] replaying A’s recharge transaction id credits nobody: not B, not A twice', async () => {
+    const bBefore = ok(await t.sim<{ balance: number }>('GET', `/devices/${b.deviceId}`)).balance;
+    const onB = await t.sim('POST', `/devices/${b.deviceId}/recharge`, {
+      amount: 1_000,
+      transaction_id: 'A-tx-1',
+    });
+    expect(onB.status, JSON.stringify(onB.body)).toBe(409);
+    expect(ok(await t.sim<{ balance: number }>('GET', `/devices/${b.deviceId}`)).balance).toBe(bBefore);
+    const again = ok(
+      await t.sim<{ applied: boolean }>('POST', `/devices/${a.deviceId}/recharge`, {
+        amount: 1_000,
+        transaction_id: 'A-tx-1',
+      }),
+    );
+    expect(again.applied).toBe(false);
+    const pk = (await t.svc.store.getDevice(a.deviceId))!.pk;
+    const ledger = (await t.svc.store.ledgerSince(pk, 0)).reduce((s, e) => s + e.amount, 0);
+    expect(
+      ok(await t.sim<{ balance: number }>('GET', `/devices/${a.deviceId}`)).balance,
+      'ledger = balance',
+    ).toBe(ledger);
+    expect(ledger).toBe(51_000);
+  });
+
+  it('[issue 8 item 5][MC-1.4][MC-7.5] absurd timestamps, energy going backwards, a foreign info and retained telemetry on B’s own meter are refused and touch nothing of A', async () => {
+    const now = Date.now();
+    const year2999 = Date.UTC(2999, 0, 1);
+    const sample = (ts: number, energy: number) => ({
+      ts,
+      energy,
+      active_power: 5,
+      voltage: 231,
+      balance: 90_007,
+    });
+    await b.ext.publishSample(sample(year2999, 20));
+    await b.ext.publish('state', { v: 1, ...b.ext.state, ts: year2999, balance: 1 });
+    await b.ext.publishSample(sample(now + 1_000, 30));
+    await b.ext.publishSample(sample(now + 2_000, 29)); // energy backwards across messages [MC-7.5]
+    await b.ext.publishSample(sample(now + 3_000, 31), { retain: true });
+    await b.ext.publish('info', { ...(t.svc.world.twins.get(a.extId)!.info as object), device_id: a.extId });
+    await t.svc.world.settle();
+    // B's twin took the plausible samples only: not pinned by 2999, not set back by 29.
+    const bDev = await v2<{ readings: { property_id: string; value: number }[] }>(
+      'GET',
+      `/devices/${b.extId}/`,
+      undefined,
+      b.key,
+    );
+    const energy = bDev.body.data!.readings.find((r) => r.property_id === 'energy')?.value;
+    expect
+      .soft(
+        energy,
+        'B’s newest plausible sample (30 kWh): not 2999’s 20, not the backwards 29, not the retained 31',
+      )
+      .toBe(30);
+    expect.soft(t.svc.world.twins.get(b.extId)?.state?.ts, 'state from 2999 refused').toBeLessThan(year2999);
+    expect.soft(t.svc.world.twins.get(b.extId)?.info?.device_id).toBe(b.extId);
+    expect.soft(t.svc.world.twins.get(a.extId)?.info?.device_id).toBe(a.extId);
+  });
+
+  it('[issue 8 item 7][MC-3.1] a logged-in meter publishing 10 MB is cut off', async () => {
+    const big = await clients.device(asB());
+    const gone = closed(big, 5_000);
+    big.publish(topicFor(b.extId, 'telemetry'), Buffer.alloc(10 * 1024 * 1024, 0x20), { qos: 1 });
+    try {
+      await gone;
+    } finally {
+      big.end(true);
+      await startExternal(b);
+    }
+  });
+
+  it('[issue 8 item 7] an unauthenticated CONNECT declaring 250 MB is dropped before it is buffered', async () => {
+    const { hostname, port } = new URL(t.svc.mqttUrl);
+    const socket = net.connect(Number(port), hostname);
+    const closedSocket = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    const remaining = 250 * 1024 * 1024; // variable-length encoding, MQTT 3.1.1 §2.2.3
+    const header = [0x10];
+    for (let x = remaining; x > 0; x = Math.floor(x / 128)) header.push((x % 128) | (x >= 128 ? 0x80 : 0));
+    socket.write(Buffer.from(header));
+    socket.write(Buffer.alloc(64 * 1024, 0x41));
+    const outcome = await Promise.race([
+      closedSocket.then(() => 'closed'),
+      new Promise((r) => setTimeout(() => r('still open'), 3_000)),
+    ]);
+    socket.destroy();
+    expect(outcome, 'the broker closes a client that declares an oversized packet').toBe('closed');
+  });
+
+  it('[issue 8 item 6] slow HTTP clients do not hold the service: A is answered, and they are dropped after the header timeout', async () => {
+    const health = await fetch(`${t.svc.httpUrl}/healthz`);
+    expect(health.status).toBe(200);
+    const deadline = slowStart + HEADER_TIMEOUT_MS + 4_000;
+    while (slow.some((s) => s.closedAt === null) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const open = slow.filter((s) => s.closedAt === null).length;
+    expect(open, `slow connections still open ${Date.now() - slowStart} ms after they started`).toBe(0);
+  }, 20_000);
+
+  it('after all of it, A sees exactly what it saw before: balances, relays, readings, ledger, WiFi, spaces', async () => {
+    expect(await viewOfA()).toEqual(baseline);
+    // A's external meter heard only what A asked: reads, WiFi reads and relay ON (its state already).
+    const ops = a.ext.commands.map((c) => JSON.stringify(c.command));
+    const asked = ['{"op":"read"}', '{"op":"get_wifi"}', '{"op":"set_relay","on":true}'];
+    expect(ops.filter((o) => !asked.includes(o))).toEqual([]);
+  });
+});
