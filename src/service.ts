@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
 import { type Broker, startBroker } from './broker/index.ts';
 import { buildHttpApp } from './http/app.ts';
+import type { HttpLimits } from './http/limits.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
 import { openStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
@@ -29,6 +30,8 @@ export interface ServiceConfig {
   strictPort: boolean;
   rateLimit: number;
   commandTimeoutMs: number;
+  /** HTTP timeouts and connection cap (issue 8 item 6); unset fields take the defaults. */
+  httpLimits?: Partial<HttpLimits>;
   log: Log;
 }
 
@@ -104,7 +107,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   started.push(() => world.close());
   if (config.demo) await seedDemoWorld(world, config.apiKey);
 
-  const http = await buildHttpApp({ world, adminToken: config.adminToken, rateLimit: config.rateLimit });
+  const http = await buildHttpApp({
+    world,
+    adminToken: config.adminToken,
+    rateLimit: config.rateLimit,
+    limits: config.httpLimits,
+  });
   started.push(() => http.close());
   await http.ready();
   const port = await listenWithFallback((p) => listenOnce(http.server, config.host, p), {
