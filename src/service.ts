@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
-import { type Broker, startBroker } from './broker/index.ts';
+import { type Broker, type BrokerLimits, startBroker } from './broker/index.ts';
 import { buildHttpApp } from './http/app.ts';
 import type { HttpLimits } from './http/limits.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
@@ -32,6 +32,8 @@ export interface ServiceConfig {
   commandTimeoutMs: number;
   /** HTTP timeouts and connection cap (issue 8 item 6); unset fields take the defaults. */
   httpLimits?: Partial<HttpLimits>;
+  /** MQTT packet size, connection rate and cap [MC-10]; unset fields take the defaults. */
+  mqttLimits?: Partial<BrokerLimits>;
   log: Log;
 }
 
@@ -85,6 +87,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     port: config.mqttPort,
     strictPort: config.strictPort,
     log: config.log,
+    limits: config.mqttLimits,
     authenticate: async (username, password) => {
       if (username === service.username) return password === service.password ? { kind: 'service' } : null;
       // Whoever holds the admin token may watch and drive the broker, e.g. with mosquitto_sub.
