@@ -9,8 +9,9 @@ import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
+import { type BackfillProgress, runBackfill } from './backfill.ts';
 import { restoreMeter, type SnapshotBody, snapshotOf } from './meter-snapshot.ts';
-import { newMeterState } from './new-meter.ts';
+import { type NewMeterPlan, newMeterPlan } from './new-meter.ts';
 import { hashSecret, newToken } from './secrets.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
@@ -76,6 +77,8 @@ export class World {
   #saveSoon: NodeJS.Timeout | null = null;
   #snapshotTimer: NodeJS.Timeout | null = null;
   #saving: Promise<void> = Promise.resolve();
+  readonly #backfills = new Map<string, BackfillProgress>();
+  #closed = false;
 
   private constructor(opts: WorldOptions) {
     this.#opts = opts;
@@ -186,8 +189,10 @@ export class World {
     );
     this.#pks.set(deviceId, device.pk);
     if (input.external) return { device, secret, meter: null };
-    const { state, samples } = newMeterState(input, deviceId, device.pk, now);
-    if (samples.length > 0) await this.store.insertSamples(samples);
+    const plan = newMeterPlan(input, deviceId, now);
+    const state = plan.live(
+      plan.days > 0 ? await this.#backfill(deviceId, device.pk, plan, now) : plan.initial,
+    );
     const opening = await this.store.appendLedger({
       devicePk: device.pk,
       kind: 'opening',
@@ -200,6 +205,29 @@ export class World {
     // Return only once the service sees the meter as the caller asked for it, so the next call can use it.
     if (meter.online) await this.twins.waitForAvailability(deviceId, true);
     return { device, secret, meter };
+  }
+
+  /** Backfills under way, oldest first. */
+  backfills(): BackfillProgress[] {
+    return [...this.#backfills.values()].map((b) => ({ ...b }));
+  }
+
+  /** Writes a new meter's history without stalling the service (backfill.ts); its state at `to`. */
+  async #backfill(deviceId: string, pk: number, plan: NewMeterPlan, to: number): Promise<MeterState> {
+    const progress: BackfillProgress = { deviceId, doneDays: 0, totalDays: plan.days, samples: 0 };
+    this.#backfills.set(deviceId, progress);
+    try {
+      return await runBackfill({
+        store: this.store,
+        devicePk: pk,
+        plan,
+        to,
+        progress,
+        stopReason: () => (this.#closed ? `backfill of ${deviceId} stopped: the service is stopping` : null),
+      });
+    } finally {
+      this.#backfills.delete(deviceId);
+    }
   }
 
   /** Really connects or disconnects a virtual meter, and waits until the service has seen it. */
@@ -318,6 +346,7 @@ export class World {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#snapshotTimer) clearInterval(this.#snapshotTimer);
     if (this.#saveSoon) clearTimeout(this.#saveSoon);
     await this.fleet.stop();
@@ -384,4 +413,4 @@ export class World {
   }
 }
 
-export type { SnapshotBody };
+export type { BackfillProgress, SnapshotBody };
