@@ -4,9 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
-import { type Broker, type BrokerLimits, startBroker } from './broker/index.ts';
+import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { buildHttpApp } from './http/app.ts';
-import type { HttpLimits } from './http/limits.ts';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
+import { fitMqttCap, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
 import { openStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
@@ -53,6 +54,26 @@ export interface RunningService {
 export const SERVICE_USERNAME = 'meterstack-service';
 export const ADMIN_MQTT_USERNAME = 'admin';
 
+/**
+ * The MQTT connection cap, lowered if need be so that both caps fit under the open-files limit:
+ * at that limit accept() fails for HTTP and MQTT alike (issue 8 item 6).
+ */
+function mqttCap(config: ServiceConfig): number {
+  const http = config.httpLimits?.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections;
+  const asked = config.mqttLimits?.maxConnections;
+  const mqtt = asked ?? DEFAULT_BROKER_LIMITS.maxConnections;
+  const fdLimit = openFilesLimit();
+  const fitted = fitMqttCap(mqtt, http, fdLimit);
+  if (fitted < mqtt) {
+    config.log(
+      asked === undefined ? 'info' : 'warn',
+      `MQTT connection cap ${fitted} instead of ${mqtt}: the open-files limit is ${fdLimit} (ulimit -n), ` +
+        `with ${http} HTTP connections and ${RESERVED_FDS} descriptors kept free`,
+    );
+  }
+  return fitted;
+}
+
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   // What has started so far, stopped in reverse if a later step fails (a taken HTTP port with
   // --strict-port, say): a live broker or MQTT client would otherwise keep the process from exiting.
@@ -87,7 +108,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     port: config.mqttPort,
     strictPort: config.strictPort,
     log: config.log,
-    limits: config.mqttLimits,
+    limits: { ...config.mqttLimits, maxConnections: mqttCap(config) },
     authenticate: async (username, password) => {
       if (username === service.username) return password === service.password ? { kind: 'service' } : null;
       // Whoever holds the admin token may watch and drive the broker, e.g. with mosquitto_sub.

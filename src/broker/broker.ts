@@ -134,6 +134,11 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     logins.close();
     throw err;
   }
+  // accept() can fail (EMFILE at the open-files limit); an 'error' event with no listener would
+  // end the process.
+  server.on('error', (err: NodeJS.ErrnoException) =>
+    admission.refusals.note(`accept failed (${err.code})`, `MQTT listener: ${err.message}`),
+  );
   const url = `mqtt://${host.includes(':') ? `[${host}]` : host}:${port}`;
   log('info', `MQTT broker listening on ${url}`);
 

@@ -132,6 +132,11 @@ export function capConnections(server: Server, max: number, log: Log = () => {})
     open.delete(socket);
     open.set(socket, { req, res });
   });
+  // accept() fails at the open-files limit (EMFILE); without a listener that 'error' ends the process.
+  // Errors of listen() itself are left to whoever listens.
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.syscall === 'accept') log('error', `HTTP listener: ${err.message}`);
+  });
   server.once('close', () => {
     if (reportTimer) clearTimeout(reportTimer);
   });
