@@ -128,9 +128,12 @@ export function capConnections(server: Server, max: number, log: Log = () => {})
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
-    if (!open.has(socket)) return; // already evicted or closed
-    open.delete(socket);
-    open.set(socket, { req, res });
+    const tracked = open.get(socket);
+    if (!tracked) return; // already evicted or closed
+    tracked.req = req;
+    tracked.res = res;
+    open.delete(socket); // to the end: the most recently active
+    open.set(socket, tracked);
   });
   // accept() fails at the open-files limit (EMFILE); without a listener that 'error' ends the process.
   // Errors of listen() itself are left to whoever listens.
