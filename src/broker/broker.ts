@@ -49,6 +49,7 @@ const noLog: Log = () => {};
 
 // CONNACK return codes, MQTT 3.1.1 table 3.1, as the refusal summary names them.
 const CONNACK_REASONS: Record<number, string> = {
+  1: 'unacceptable protocol version',
   2: 'identifier rejected',
   3: 'server unavailable',
   4: 'bad username or password',
@@ -95,8 +96,17 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     connectTimeout: limits.connectTimeoutMs,
   });
   aedes.on('clientError', (client, err) => {
-    // A refused CONNECT is counted and logged above; aedes reports it here once more.
-    if ((err as { errorCode?: number }).errorCode !== undefined) return;
+    const { errorCode, returnCode } = err as { errorCode?: number; returnCode?: number };
+    // A CONNECT refused by the guard is counted and logged above; aedes reports it here once more.
+    if (returnCode !== undefined) return;
+    // One aedes refuses itself before authentication (protocol version, client id length).
+    if (errorCode !== undefined) {
+      logins.note(
+        CONNACK_REASONS[errorCode] ?? `CONNACK ${errorCode}`,
+        `refused ${client.id}: ${err.message}`,
+      );
+      return;
+    }
     log('info', `client ${client.id}: ${err.message}`);
   });
   aedes.on('connectionError', (client, err) =>
