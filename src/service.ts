@@ -7,7 +7,7 @@ import { VirtualClock } from '../simulator/clock.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { buildHttpApp } from './http/app.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
-import { fitMqttCap, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
+import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
 import { openStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
@@ -55,23 +55,26 @@ export const SERVICE_USERNAME = 'meterstack-service';
 export const ADMIN_MQTT_USERNAME = 'admin';
 
 /**
- * The MQTT connection cap, lowered if need be so that both caps fit under the open-files limit:
- * at that limit accept() fails for HTTP and MQTT alike (issue 8 item 6).
+ * The connection caps, lowered if need be so that both fit under the open-files limit: at that limit
+ * accept() fails for HTTP and MQTT alike (issue 8 item 6).
  */
-function mqttCap(config: ServiceConfig): number {
-  const http = config.httpLimits?.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections;
-  const asked = config.mqttLimits?.maxConnections;
-  const mqtt = asked ?? DEFAULT_BROKER_LIMITS.maxConnections;
+function connectionCaps(config: ServiceConfig): { http: number; mqtt: number } {
+  const asked = {
+    http: config.httpLimits?.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections,
+    mqtt: config.mqttLimits?.maxConnections ?? DEFAULT_BROKER_LIMITS.maxConnections,
+  };
   const fdLimit = openFilesLimit();
-  const fitted = fitMqttCap(mqtt, http, fdLimit);
-  if (fitted < mqtt) {
+  const caps = fitCaps(asked, fdLimit);
+  if (caps.http !== asked.http || caps.mqtt !== asked.mqtt) {
+    const explicit =
+      config.httpLimits?.maxConnections !== undefined || config.mqttLimits?.maxConnections !== undefined;
     config.log(
-      asked === undefined ? 'info' : 'warn',
-      `MQTT connection cap ${fitted} instead of ${mqtt}: the open-files limit is ${fdLimit} (ulimit -n), ` +
-        `with ${http} HTTP connections and ${RESERVED_FDS} descriptors kept free`,
+      explicit ? 'warn' : 'info',
+      `connection caps HTTP ${caps.http}, MQTT ${caps.mqtt} instead of ${asked.http} and ${asked.mqtt}: ` +
+        `the open-files limit is ${fdLimit} (ulimit -n), ${RESERVED_FDS} descriptors kept free`,
     );
   }
-  return fitted;
+  return caps;
 }
 
 export async function startService(config: ServiceConfig): Promise<RunningService> {
@@ -103,12 +106,13 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   });
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
+  const caps = connectionCaps(config);
   const broker = await startBroker({
     host: config.host,
     port: config.mqttPort,
     strictPort: config.strictPort,
     log: config.log,
-    limits: { ...config.mqttLimits, maxConnections: mqttCap(config) },
+    limits: { ...config.mqttLimits, maxConnections: caps.mqtt },
     authenticate: async (username, password) => {
       if (username === service.username) return password === service.password ? { kind: 'service' } : null;
       // Whoever holds the admin token may watch and drive the broker, e.g. with mosquitto_sub.
@@ -135,7 +139,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     world,
     adminToken: config.adminToken,
     rateLimit: config.rateLimit,
-    limits: config.httpLimits,
+    limits: { ...config.httpLimits, maxConnections: caps.http },
   });
   started.push(() => http.close());
   await http.ready();

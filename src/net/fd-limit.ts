@@ -22,10 +22,17 @@ export function openFilesLimit(limitsFile = '/proc/self/limits'): number | null 
 export const RESERVED_FDS = 64;
 
 /**
- * The MQTT cap that leaves room for the HTTP cap and RESERVED_FDS under `fdLimit`, or `mqttMax` if it
- * fits already. The HTTP cap stays: it is small and what keeps /healthz reachable.
+ * Connection caps that fit under `fdLimit` with RESERVED_FDS to spare, or the ones asked for if they
+ * fit already. HTTP keeps its cap unless that takes more than an eighth of what is left (it is what
+ * keeps /healthz reachable, and a few hundred slots are plenty); MQTT gets the rest.
  */
-export function fitMqttCap(mqttMax: number, httpMax: number, fdLimit: number | null): number {
-  if (fdLimit === null) return mqttMax;
-  return Math.max(1, Math.min(mqttMax, fdLimit - httpMax - RESERVED_FDS));
+export function fitCaps(
+  caps: { http: number; mqtt: number },
+  fdLimit: number | null,
+): { http: number; mqtt: number } {
+  if (fdLimit === null) return caps;
+  const available = fdLimit - RESERVED_FDS;
+  if (caps.http + caps.mqtt <= available) return caps;
+  const http = Math.max(1, Math.min(caps.http, Math.floor(available / 8)));
+  return { http, mqtt: Math.max(1, Math.min(caps.mqtt, available - http)) };
 }
