@@ -4,8 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
-import { type Broker, startBroker } from './broker/index.ts';
+import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { buildHttpApp } from './http/app.ts';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
+import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
 import { openStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
@@ -32,6 +34,10 @@ export interface ServiceConfig {
   strictPort: boolean;
   rateLimit: number;
   commandTimeoutMs: number;
+  /** HTTP timeouts and connection cap (issue 8 item 6); unset fields take the defaults. */
+  httpLimits?: Partial<HttpLimits>;
+  /** MQTT packet size, connection rate and cap [MC-10]; unset fields take the defaults. */
+  mqttLimits?: Partial<BrokerLimits>;
   log: Log;
   /**
    * Called after the service stopped itself because another process took its world owner lease
@@ -55,6 +61,29 @@ export interface RunningService {
 
 export const SERVICE_USERNAME = 'meterstack-service';
 export const ADMIN_MQTT_USERNAME = 'admin';
+
+/**
+ * The connection caps, lowered if need be so that both fit under the open-files limit: at that limit
+ * accept() fails for HTTP and MQTT alike (issue 8 item 6).
+ */
+function connectionCaps(config: ServiceConfig): { http: number; mqtt: number } {
+  const asked = {
+    http: config.httpLimits?.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections,
+    mqtt: config.mqttLimits?.maxConnections ?? DEFAULT_BROKER_LIMITS.maxConnections,
+  };
+  const fdLimit = openFilesLimit();
+  const caps = fitCaps(asked, fdLimit);
+  if (caps.http !== asked.http || caps.mqtt !== asked.mqtt) {
+    const explicit =
+      config.httpLimits?.maxConnections !== undefined || config.mqttLimits?.maxConnections !== undefined;
+    config.log(
+      explicit ? 'warn' : 'info',
+      `connection caps HTTP ${caps.http}, MQTT ${caps.mqtt} instead of ${asked.http} and ${asked.mqtt}: ` +
+        `the open-files limit is ${fdLimit} (ulimit -n), ${RESERVED_FDS} descriptors kept free`,
+    );
+  }
+  return caps;
+}
 
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   // What has started so far, stopped in reverse if a later step fails (a taken HTTP port with
@@ -97,11 +126,13 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   });
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
+  const caps = connectionCaps(config);
   const broker = await startBroker({
     host: config.host,
     port: config.mqttPort,
     strictPort: config.strictPort,
     log: config.log,
+    limits: { ...config.mqttLimits, maxConnections: caps.mqtt },
     authenticate: async (username, password) => {
       if (username === service.username) return password === service.password ? { kind: 'service' } : null;
       // Whoever holds the admin token may watch the broker, e.g. with mosquitto_sub, but not command a
@@ -124,7 +155,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   started.push(() => world.close());
   if (config.demo) await seedDemoWorld(world, config.apiKey);
 
-  const http = await buildHttpApp({ world, adminToken: config.adminToken, rateLimit: config.rateLimit });
+  const http = await buildHttpApp({
+    world,
+    adminToken: config.adminToken,
+    rateLimit: config.rateLimit,
+    limits: { ...config.httpLimits, maxConnections: caps.http },
+  });
   started.push(() => http.close());
   await http.ready();
   const port = await listenWithFallback((p) => listenOnce(http.server, config.host, p), {

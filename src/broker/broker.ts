@@ -1,10 +1,12 @@
 // startBroker: an aedes broker on a TCP port, with meterstack's authentication and topic rules.
 
 import { createServer, type Socket } from 'node:net';
-import { Aedes, type Client } from 'aedes';
+import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { Principal } from './access.ts';
+import { type BrokerLimits, checkBrokerLimits, createAdmission, DEFAULT_BROKER_LIMITS } from './admission.ts';
 import { createGuard } from './guard.ts';
+import { RefusalLog } from './refusal-log.ts';
 import { indexedMemoryPersistence } from './retained-index.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
@@ -23,6 +25,10 @@ export interface BrokerOptions {
   strictPort?: boolean;
   authenticate: Authenticate;
   log?: Log;
+  /** Packet size, connection rate and cap, CONNECT timeout [MC-10]; unset fields take the defaults. */
+  limits?: Partial<BrokerLimits>;
+  /** Clock (ms) of the connection rate limit; default Date.now. */
+  now?: () => number;
 }
 
 export interface Broker {
@@ -33,11 +39,29 @@ export interface Broker {
   /** Clients that completed CONNECT and are still connected. */
   connectedClients(): number;
   principalOf(client: Client): Principal | undefined;
+  /** Refusals since start, by reason: CONNECTs refused, and connections refused or dropped [MC-10]. */
+  refusals(): { logins: Record<string, number>; connections: Record<string, number> };
   /** Closes every client and the listener; resolves when all sockets are gone. Idempotent. */
   close(): Promise<void>;
 }
 
 const noLog: Log = () => {};
+
+// CONNACK return codes, MQTT 3.1.1 table 3.1, as the refusal summary names them.
+const CONNACK_REASONS: Record<number, string> = {
+  1: 'unacceptable protocol version',
+  2: 'identifier rejected',
+  3: 'server unavailable',
+  4: 'bad username or password',
+  5: 'not authorized',
+};
+
+/** A name from the wire, safe for one log line. */
+function printable(name: string | undefined): string {
+  if (name === undefined) return '(none)';
+  const clean = name.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
+}
 
 function closeAedes(aedes: Aedes): Promise<void> {
   return new Promise((resolve) => aedes.close(() => resolve()));
@@ -47,19 +71,62 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
   if (typeof opts.authenticate !== 'function') throw new TypeError('authenticate must be a function');
   const host = opts.host ?? '127.0.0.1';
   const log = opts.log ?? noLog;
-  const guard = createGuard(opts.authenticate, log);
-  const aedes = await Aedes.createBroker({ ...guard.hooks, persistence: indexedMemoryPersistence() });
-  aedes.on('clientError', (client, err) => log('info', `client ${client.id}: ${err.message}`));
-  aedes.on('connectionError', (client, err) => log('info', `connection ${client.id}: ${err.message}`));
+  const limits = checkBrokerLimits({ ...DEFAULT_BROKER_LIMITS, ...opts.limits });
+  const admission = createAdmission(limits, log, opts.now ?? Date.now);
+  // [MC-10.5] Refused CONNECTs: the guard logs each; past the first few of an interval only the
+  // summary is logged, with the counts the authenticate hook below takes from the refusal itself.
+  const logins = new RefusalLog({ what: 'logins', log, intervalMs: limits.refusalSummaryMs });
+  const guardLog: Log = (level, msg) => {
+    if (level === 'info' && msg.startsWith('refused ') && !logins.mayLogLine()) return;
+    log(level, msg);
+  };
+  const guard = createGuard(opts.authenticate, guardLog);
+  const aedes = await Aedes.createBroker({
+    ...guard.hooks,
+    authenticate(client, username, password, done) {
+      guard.hooks.authenticate(client, username, password, (err, ok) => {
+        if (err) {
+          const code = (err as AuthenticateError).returnCode;
+          logins.note(CONNACK_REASONS[code] ?? 'refused', null, printable(username));
+        }
+        done(err, ok);
+      });
+    },
+    persistence: indexedMemoryPersistence(),
+    connectTimeout: limits.connectTimeoutMs,
+  });
+  aedes.on('clientError', (client, err) => {
+    const { errorCode, returnCode } = err as { errorCode?: number; returnCode?: number };
+    // A CONNECT refused by the guard is counted and logged above; aedes reports it here once more.
+    if (returnCode !== undefined) return;
+    // One aedes refuses itself before authentication (protocol version, client id length).
+    if (errorCode !== undefined) {
+      logins.note(
+        CONNACK_REASONS[errorCode] ?? `CONNACK ${errorCode}`,
+        `refused ${client.id}: ${err.message}`,
+      );
+      return;
+    }
+    log('info', `client ${client.id}: ${err.message}`);
+  });
+  aedes.on('connectionError', (client, err) =>
+    admission.refusals.note(
+      err.message,
+      `MQTT connection ${client.id ?? '(no CONNECT yet)'}: ${err.message}`,
+    ),
+  );
+  aedes.on('clientReady', (client) => admission.loggedIn(client.conn as Socket));
 
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
+    if (!admission.accept(socket)) return;
     // With Nagle on, the small PUBLISH/PUBACK packets of a command round trip wait for the
     // peer's delayed ACK: 40-90 ms instead of well under one.
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     aedes.handle(socket);
+    admission.watchPacketSizes(socket);
   });
 
   let port: number;
@@ -73,8 +140,15 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     });
   } catch (err) {
     await closeAedes(aedes);
+    admission.close();
+    logins.close();
     throw err;
   }
+  // accept() can fail (EMFILE at the open-files limit); an 'error' event with no listener would
+  // end the process.
+  server.on('error', (err: NodeJS.ErrnoException) =>
+    admission.refusals.note(`accept failed (${err.code})`, `MQTT listener: ${err.message}`),
+  );
   const url = `mqtt://${host.includes(':') ? `[${host}]` : host}:${port}`;
   log('info', `MQTT broker listening on ${url}`);
 
@@ -85,6 +159,8 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     // aedes closes the clients it knows; this also ends sockets that never sent CONNECT.
     for (const socket of sockets) socket.destroy();
     await listenerClosed;
+    admission.close();
+    logins.close();
   }
 
   return {
@@ -93,6 +169,10 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     aedes,
     connectedClients: () => aedes.connectedClients,
     principalOf: guard.principalOf,
+    refusals: () => ({
+      logins: Object.fromEntries(logins.totals),
+      connections: Object.fromEntries(admission.refusals.totals),
+    }),
     close: () => {
       closing ??= shutdown();
       return closing;

@@ -3,6 +3,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
+import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
 import type { ServiceConfig } from '../service.ts';
 
 export const SERVE_HELP = `usage: meterstack serve [flags]
@@ -20,6 +22,15 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --rate-limit N      requests per minute per API key, 0 = off (default 100) METERSTACK_RATE_LIMIT
   --command-timeout-ms N  how long to wait for a meter's reply (default 5000) METERSTACK_COMMAND_TIMEOUT_MS
   --no-demo           do not create the demo world                          METERSTACK_NO_DEMO=1
+
+  limits (issue 8; defaults in brackets, each also METERSTACK_<FLAG> like the ones above):
+  --http-headers-timeout-ms N     408 and close a client whose request head is not in by then [10000]
+  --http-request-timeout-ms N     the same for the whole request, head and body [30000]
+  --http-keep-alive-timeout-ms N  close an idle keep-alive connection after this long [5000]
+  --http-max-connections N        open HTTP connections; at the cap the oldest slow one goes [1024]
+  --mqtt-max-connections N        open MQTT connections; at the cap the oldest not logged in goes [20000]
+  --mqtt-connect-rate N           new MQTT connections per second [2000]
+  --mqtt-max-packet-bytes N       largest MQTT packet (remaining length), MC-10.1 [263168]
   --strict-port       fail instead of taking the next free port             METERSTACK_STRICT_PORT=1
   -h, --help          this text
 `;
@@ -38,6 +49,13 @@ const OPTIONS = {
   speed: { type: 'string' },
   'rate-limit': { type: 'string' },
   'command-timeout-ms': { type: 'string' },
+  'http-headers-timeout-ms': { type: 'string' },
+  'http-request-timeout-ms': { type: 'string' },
+  'http-keep-alive-timeout-ms': { type: 'string' },
+  'http-max-connections': { type: 'string' },
+  'mqtt-max-connections': { type: 'string' },
+  'mqtt-connect-rate': { type: 'string' },
+  'mqtt-max-packet-bytes': { type: 'string' },
   'no-demo': { type: 'boolean' },
   'strict-port': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -97,6 +115,27 @@ export function parseServeConfig(
   if (apiKey.length < 4 || apiKey.length > 200)
     throw new ConfigError('--api-key must be 4 to 200 characters');
   const db = pick(values, env, 'db') ?? DEFAULT_DB;
+  const limit = (flag: string, def: number, min: number, max = 1_000_000_000) =>
+    int(pick(values, env, flag), flag, def, min, max);
+  const http = DEFAULT_HTTP_LIMITS;
+  const httpLimits = {
+    headersTimeoutMs: limit('http-headers-timeout-ms', http.headersTimeoutMs, 1, 3_600_000),
+    requestTimeoutMs: limit('http-request-timeout-ms', http.requestTimeoutMs, 1, 3_600_000),
+    keepAliveTimeoutMs: limit('http-keep-alive-timeout-ms', http.keepAliveTimeoutMs, 1, 3_600_000),
+    maxConnections: limit('http-max-connections', http.maxConnections, 1),
+  };
+  if (httpLimits.headersTimeoutMs > httpLimits.requestTimeoutMs) {
+    throw new ConfigError(
+      `--http-headers-timeout-ms (${httpLimits.headersTimeoutMs}) must not exceed --http-request-timeout-ms (${httpLimits.requestTimeoutMs})`,
+    );
+  }
+  const mqtt = DEFAULT_BROKER_LIMITS;
+  const mqttLimits = {
+    maxConnections: limit('mqtt-max-connections', mqtt.maxConnections, 1),
+    connectRate: limit('mqtt-connect-rate', mqtt.connectRate, 1),
+    // Below 512 not even a CONNECT with a will fits.
+    maxPacketBytes: limit('mqtt-max-packet-bytes', mqtt.maxPacketBytes, 512, 268_435_455),
+  };
   return {
     help: false,
     generatedAdminToken: given === undefined,
@@ -114,6 +153,8 @@ export function parseServeConfig(
       strictPort: bool(values, env, 'strict-port'),
       rateLimit: int(pick(values, env, 'rate-limit'), 'rate-limit', 100, 0, 1_000_000_000),
       commandTimeoutMs: int(pick(values, env, 'command-timeout-ms'), 'command-timeout-ms', 5000, 1, 600_000),
+      httpLimits,
+      mqttLimits,
     },
   };
 }

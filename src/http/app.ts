@@ -11,6 +11,21 @@ import type { World } from '../world/world.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
 import { registerEnvelope, success } from './envelope.ts';
 import { registerJsonBody } from './json-body.ts';
+import {
+  type ConnectionCapStats,
+  capConnections,
+  checkHttpLimits,
+  DEFAULT_HTTP_LIMITS,
+  type HttpLimits,
+  serverTimeoutOptions,
+} from './limits.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open connections and what the cap closed (issue 8 item 6). */
+    connectionStats(): ConnectionCapStats;
+  }
+}
 
 export interface HttpAppOptions {
   world: World;
@@ -18,10 +33,14 @@ export interface HttpAppOptions {
   /** Requests per minute per API key; 0 turns the limit off. */
   rateLimit?: number;
   logger?: boolean;
+  /** Timeouts and connection cap; defaults: DEFAULT_HTTP_LIMITS. */
+  limits?: Partial<HttpLimits>;
 }
 
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
+  const limits = checkHttpLimits({ ...DEFAULT_HTTP_LIMITS, ...opts.limits });
   const app = Fastify({
+    ...serverTimeoutOptions(limits),
     logger: opts.logger ?? false,
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -29,6 +48,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   });
   // Bodies are JSON only (spec §4): fastify's default text/plain parser would hand a string to the
   // schema and answer 422; without it a non-JSON body is 415 unsupported_media_type.
+  app.decorate('connectionStats', capConnections(app.server, limits.maxConnections, opts.world.log));
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app);
   app.setValidatorCompiler(validatorCompiler);

@@ -50,8 +50,16 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   const meterOr404 = (id: string) => {
     const meter = world.meter(id);
-    if (!meter) throw new ApiError('not_found', `virtual meter ${id} not found`);
-    return meter;
+    if (meter) return meter;
+    // Its history is still being written: the meter starts once that is done (spec decision 52).
+    const b = world.backfills().find((p) => p.deviceId === id);
+    if (b) {
+      throw new ApiError(
+        'conflict',
+        `virtual meter ${id} is being backfilled: ${b.doneDays} of ${b.totalDays} days written; see GET /sim/v1/backfills`,
+      );
+    }
+    throw new ApiError('not_found', `virtual meter ${id} not found`);
   };
 
   r.post('/accounts', { schema: { tags, security, body: s.accountBody } }, async (req) => {
@@ -192,6 +200,16 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.get('/clock', { schema: { tags, security } }, async () => {
     return success(now(), { now: toIstIso(now()), now_ms: now(), speed: world.clock.speed });
+  });
+
+  r.get('/backfills', { schema: { tags, security } }, async () => {
+    const list = world.backfills().map((b) => ({
+      device_id: b.deviceId,
+      done_days: b.doneDays,
+      total_days: b.totalDays,
+      samples: b.samples,
+    }));
+    return success(now(), list);
   });
 
   r.get('/devices', { schema: { tags, security } }, async () => {

@@ -10,9 +10,10 @@ import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
+import { type BackfillProgress, runBackfill } from './backfill.ts';
 import { CHARGED_BASELINE, type LedgerCheck, ledgerCheck, reportChecks } from './ledger-check.ts';
 import { restoreMeter, type SnapshotBody, snapshotOf } from './meter-snapshot.ts';
-import { newMeterState } from './new-meter.ts';
+import { type NewMeterPlan, newMeterPlan } from './new-meter.ts';
 import { hashSecret, newToken } from './secrets.ts';
 import { loadTwins, saveReports } from './twin-reports.ts';
 
@@ -84,6 +85,8 @@ export class World {
   #abandoned = false;
   /** What the ledger check found when the world opened [issue 8 item 2]. */
   readonly reconciliation = { checkedAtStart: 0, disagreementsAtStart: 0 };
+  readonly #backfills = new Map<string, BackfillProgress>();
+  #closed = false;
 
   private constructor(opts: WorldOptions) {
     this.#opts = opts;
@@ -199,8 +202,10 @@ export class World {
     );
     this.#pks.set(deviceId, device.pk);
     if (input.external) return { device, secret, meter: null };
-    const { state, samples } = newMeterState(input, deviceId, device.pk, now);
-    if (samples.length > 0) await this.store.insertSamples(samples);
+    const plan = newMeterPlan(input, deviceId, now);
+    const state = plan.live(
+      plan.days > 0 ? await this.#backfill(deviceId, device.pk, plan, now) : plan.initial,
+    );
     const opening = await this.store.appendLedger({
       devicePk: device.pk,
       kind: 'opening',
@@ -216,6 +221,29 @@ export class World {
       await this.#stored(meter, Date.now() + 5_000); // its connect sample [MC-6.7]: readings at once
     }
     return { device, secret, meter };
+  }
+
+  /** Backfills under way, oldest first. */
+  backfills(): BackfillProgress[] {
+    return [...this.#backfills.values()].map((b) => ({ ...b }));
+  }
+
+  /** Writes a new meter's history without stalling the service (backfill.ts); its state at `to`. */
+  async #backfill(deviceId: string, pk: number, plan: NewMeterPlan, to: number): Promise<MeterState> {
+    const progress: BackfillProgress = { deviceId, doneDays: 0, totalDays: plan.days, samples: 0 };
+    this.#backfills.set(deviceId, progress);
+    try {
+      return await runBackfill({
+        store: this.store,
+        devicePk: pk,
+        plan,
+        to,
+        progress,
+        stopReason: () => (this.#closed ? `backfill of ${deviceId} stopped: the service is stopping` : null),
+      });
+    } finally {
+      this.#backfills.delete(deviceId);
+    }
   }
 
   /** Really connects or disconnects a virtual meter, and waits until the service has seen it. */
@@ -386,6 +414,7 @@ export class World {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#snapshotTimer) clearInterval(this.#snapshotTimer);
     if (this.#saveSoon) clearTimeout(this.#saveSoon);
     await this.fleet.stop();
@@ -453,4 +482,4 @@ export class World {
   }
 }
 
-export type { SnapshotBody };
+export type { BackfillProgress, SnapshotBody };
