@@ -48,10 +48,20 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       throw new ApiError('admin_authentication_error');
   });
 
-  const meterOr404 = (id: string) => {
+  /**
+   * The virtual meter `id`. An external device exists but has no meter here: 409 `conflict` saying so
+   * (spec-decisions 50); a device the world does not know: 404.
+   */
+  const virtualMeter = async (id: string) => {
     const meter = world.meter(id);
-    if (!meter) throw new ApiError('not_found', `virtual meter ${id} not found`);
-    return meter;
+    if (meter) return meter;
+    if ((await world.store.getDevice(id))?.kind === 'external') {
+      throw new ApiError(
+        'conflict',
+        `device ${id} is external: no virtual meter runs here to control (the meter itself connects over MQTT)`,
+      );
+    }
+    throw new ApiError('not_found', `virtual meter ${id} not found`);
   };
 
   r.post('/accounts', { schema: { tags, security, body: s.accountBody } }, async (req) => {
@@ -109,7 +119,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     const meter = world.meter(req.params.device_id);
     if (!meter) {
       const device = await world.store.getDevice(req.params.device_id);
-      if (device?.kind !== 'external') meterOr404(req.params.device_id);
+      if (device?.kind !== 'external') await virtualMeter(req.params.device_id);
       return success(now(), externalView(device!, world.twins.get(device!.deviceId)));
     }
     meter.tick(now());
@@ -138,7 +148,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/online',
     { schema: { tags, security, params: s.deviceIdParams, body: s.onlineBody } },
     async (req) => {
-      const meter = meterOr404(req.params.device_id);
+      const meter = await virtualMeter(req.params.device_id);
       await world.setOnline(meter.id, req.body.online);
       return success(
         now(),
@@ -152,7 +162,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/recharge',
     { schema: { tags, security, params: s.deviceIdParams, body: s.rechargeBody } },
     async (req) => {
-      meterOr404(req.params.device_id);
+      await virtualMeter(req.params.device_id);
       const result = await world
         .recharge(req.params.device_id, req.body.amount, req.body.transaction_id)
         .catch(mapWorldError);
@@ -164,7 +174,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/load',
     { schema: { tags, security, params: s.deviceIdParams, body: s.loadBody } },
     async (req) => {
-      const meter = meterOr404(req.params.device_id);
+      const meter = await virtualMeter(req.params.device_id);
       const b = req.body;
       meter.setLoad(
         b.profile === 'household'
@@ -179,7 +189,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/button',
     { schema: { tags, security, params: s.deviceIdParams, body: s.buttonBody } },
     async (req) => {
-      const meter = meterOr404(req.params.device_id);
+      const meter = await virtualMeter(req.params.device_id);
       meter.pressButton(req.body.hold_seconds);
       return success(now(), { config_mode: meter.state.wifi.configMode }, 'button pressed');
     },
