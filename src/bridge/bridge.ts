@@ -10,6 +10,7 @@ import type { Frame } from '../../firmware-protocol/serial/frames.ts';
 import { DEFAULT_KEEPALIVE_S, SILENCE_PERIODS } from '../../firmware-protocol/serial/frames.ts';
 import { commandLineProblem } from '../../firmware-protocol/serial/sizes.ts';
 import { CommandTable } from './commands.ts';
+import { connectReadCmd, connectSampleOf } from './connect-reading.ts';
 import { LinePort } from './line-port.ts';
 import type { Logger } from './link.ts';
 import { type BrokerOptions, MqttSession } from './mqtt-session.ts';
@@ -81,8 +82,12 @@ export class Bridge {
     this.#now = opts.now ?? Date.now;
     const { recorder } = opts;
     this.#commands = new CommandTable({
-      onTimeout: ({ seq, id }, ms) =>
-        opts.log('warn', `CMD seq=${seq} id=${id}: no ACK/NAK within ${ms} ms [SP-5.5]`),
+      onTimeout: ({ seq, id, from }, ms) =>
+        opts.log(
+          'warn',
+          `CMD seq=${seq} id=${id}: no ACK/NAK within ${ms} ms [SP-5.5]` +
+            (from === 'bridge' ? '; no connect sample this time [SP-5.13]' : ''),
+        ),
     });
     this.#port = new LinePort({
       serial: opts.serial,
@@ -294,6 +299,10 @@ export class Bridge {
       this.#refuse('rejected', match.rule, match.message);
       return;
     }
+    if (match.command.from === 'bridge') {
+      this.#onConnectReading(frame);
+      return;
+    }
     const reply = replyOf(frame);
     if (!reply.ok) {
       this.#refuse('rejected', reply.error.rule, reply.error.message);
@@ -330,7 +339,7 @@ export class Bridge {
       return { code: 'invalid_argument', message: `[SP-4.13] ${problem}` };
     }
     if (!this.#port.send(frame)) return { code: 'busy', message: 'meter link down' };
-    this.#commands.add({ seq, id, op: frame.op });
+    this.#commands.add({ seq, id, op: frame.op, from: 'service' });
     return null;
   }
 
@@ -342,6 +351,25 @@ export class Bridge {
     this.#mqtt.publish('availability', { v: 1, online: true, ts: this.#now() });
     this.#opts.log('info', `meter ${this.#opts.broker.username}: online`);
     this.#outbox.flush();
+    this.#askConnectReading();
+  }
+
+  /** [SP-5.13] [MC-6.7] A `read` CMD of the bridge's own: its answer becomes the connect sample. */
+  #askConnectReading(): void {
+    if (this.#commands.full) {
+      this.#opts.log('warn', `no connect sample: ${this.#commands.size} CMDs in flight [SP-5.5, SP-5.13]`);
+      return;
+    }
+    const frame = connectReadCmd(this.#commands.nextSeq());
+    if (this.#port.send(frame))
+      this.#commands.add({ seq: frame.seq, id: frame.id, op: 'read', from: 'bridge' });
+  }
+
+  /** [SP-5.13] The answer to the bridge's own `read`: one sample, only if newer than the last [MC-7.5]. */
+  #onConnectReading(frame: Extract<Frame, { type: 'ACK' | 'NAK' }>): void {
+    const result = connectSampleOf(frame, this.#order);
+    if (result.ok) this.#outbox.push(result.sample);
+    else this.#opts.log(result.level, `no connect sample: ${result.reason} [SP-5.13]`);
   }
 
   /** [SP-5.4] Link down: offline over MQTT, and a fresh HELLO needed. */

@@ -15,6 +15,8 @@ export interface PendingCommand {
   seq: number;
   id: string;
   op: CommandOp;
+  /** Who asked: the service over MQTT (answered on `reply`), or the bridge itself [SP-5.13]. */
+  from: 'service' | 'bridge';
 }
 
 export type Match = { ok: true; command: PendingCommand } | { ok: false; rule: string; message: string };

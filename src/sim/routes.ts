@@ -48,7 +48,11 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       throw new ApiError('admin_authentication_error');
   });
 
-  const meterOr404 = (id: string) => {
+  /**
+   * The virtual meter `id`. An external device exists but has no meter here: 409 `conflict` saying so
+   * (spec-decisions 53); a device the world does not know: 404.
+   */
+  const virtualMeter = async (id: string) => {
     const meter = world.meter(id);
     if (meter) return meter;
     // Its history is still being written: the meter starts once that is done (spec decision 52).
@@ -57,6 +61,12 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       throw new ApiError(
         'conflict',
         `virtual meter ${id} is being backfilled: ${b.doneDays} of ${b.totalDays} days written; see GET /sim/v1/backfills`,
+      );
+    }
+    if ((await world.store.getDevice(id))?.kind === 'external') {
+      throw new ApiError(
+        'conflict',
+        `device ${id} is external: no virtual meter runs here to control (the meter itself connects over MQTT)`,
       );
     }
     throw new ApiError('not_found', `virtual meter ${id} not found`);
@@ -117,7 +127,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     const meter = world.meter(req.params.device_id);
     if (!meter) {
       const device = await world.store.getDevice(req.params.device_id);
-      if (device?.kind !== 'external') meterOr404(req.params.device_id);
+      if (device?.kind !== 'external') await virtualMeter(req.params.device_id);
       return success(now(), externalView(device!, world.twins.get(device!.deviceId)));
     }
     meter.tick(now());
@@ -146,7 +156,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/online',
     { schema: { tags, security, params: s.deviceIdParams, body: s.onlineBody } },
     async (req) => {
-      const meter = meterOr404(req.params.device_id);
+      const meter = await virtualMeter(req.params.device_id);
       await world.setOnline(meter.id, req.body.online);
       return success(
         now(),
@@ -160,7 +170,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/recharge',
     { schema: { tags, security, params: s.deviceIdParams, body: s.rechargeBody } },
     async (req) => {
-      meterOr404(req.params.device_id);
+      await virtualMeter(req.params.device_id);
       const result = await world
         .recharge(req.params.device_id, req.body.amount, req.body.transaction_id)
         .catch(mapWorldError);
@@ -172,7 +182,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/load',
     { schema: { tags, security, params: s.deviceIdParams, body: s.loadBody } },
     async (req) => {
-      const meter = meterOr404(req.params.device_id);
+      const meter = await virtualMeter(req.params.device_id);
       const b = req.body;
       meter.setLoad(
         b.profile === 'household'
@@ -187,7 +197,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/button',
     { schema: { tags, security, params: s.deviceIdParams, body: s.buttonBody } },
     async (req) => {
-      const meter = meterOr404(req.params.device_id);
+      const meter = await virtualMeter(req.params.device_id);
       meter.pressButton(req.body.hold_seconds);
       return success(now(), { config_mode: meter.state.wifi.configMode }, 'button pressed');
     },

@@ -22,6 +22,7 @@ function temp(): string {
   return t.dir;
 }
 
+const NOBODY = 65_534;
 const base = ['--http-port=0', '--mqtt-port=0', '--no-demo', '--admin-token=cli-admin-token'];
 /** Generous: a failing open is immediate; before the fix /proc spun until killed here. */
 const BOUND_MS = 20_000;
@@ -58,19 +59,22 @@ describe('meterstack serve --db that cannot be opened (issue 8 item 20, spec-dec
     expect(r.stderr).toContain(`cannot open database ${dir}: it is a directory`);
   });
 
-  it.runIf(process.getuid?.() !== 0)(
-    'a --db in a directory it may not write exits 1 naming the file',
-    async () => {
-      const dir = join(temp(), 'ro');
-      mkdirSync(dir);
-      chmodSync(dir, 0o555);
-      cleanups.unshift(() => chmodSync(dir, 0o755));
-      const db = join(dir, 'x.db');
-      const r = await runServe([`--db=${db}`, ...base], {}, BOUND_MS);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`cannot open database ${db}:`);
-    },
-  );
+  it('a --db in a directory it may not write exits 1 naming the file (as nobody when the tests run as root)', async () => {
+    // File modes do not stop root (CI runs as root): then serve runs as nobody, which may enter the
+    // temp directory but not write in `ro`. The repository must be readable by nobody then.
+    const as = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
+    const parent = temp();
+    chmodSync(parent, 0o755);
+    const dir = join(parent, 'ro');
+    mkdirSync(dir);
+    chmodSync(dir, 0o555);
+    cleanups.unshift(() => chmodSync(dir, 0o755));
+    const db = join(dir, 'x.db');
+    const r = await runServe([`--db=${db}`, ...base], {}, BOUND_MS, as);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`cannot open database ${db}:`);
+    expect(existsSync(db)).toBe(false);
+  });
 
   it('without --db, the default ./data directory is created in the working directory', async () => {
     const cwd = temp();

@@ -64,7 +64,12 @@ describe.skipIf(skipWithoutSocat)(
       });
       bridge.start();
       await until(() => svc.samples().some((s) => s.ts > opened + 2 * PERIOD_MS), 10_000, 'live samples');
-      const ts = svc.samples().map((s) => s.ts);
+      const all = svc.samples().map((s) => s.ts);
+      // The periodic samples lie on the period's boundaries; the connect sample [SP-5.13] between two
+      // (or none, when the reading fell on a boundary: that boundary's sample serves).
+      const ts = all.filter((t) => t % PERIOD_MS === 0);
+      expect(all.length - ts.length).toBeLessThanOrEqual(1);
+      for (let i = 1; i < all.length; i++) expect(all[i]!).toBeGreaterThan(all[i - 1]!);
       const early = ts.filter((t) => t < opened);
       expect(early.length).toBeGreaterThanOrEqual(4);
       expect(ts[0]!).toBeLessThanOrEqual(t0 + PERIOD_MS);

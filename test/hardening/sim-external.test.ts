@@ -81,3 +81,49 @@ describe('external devices in /sim/v1 (issue 8 item 20)', () => {
     expect(res.body.error?.code).toBe('not_found');
   });
 });
+
+// issue 8 follow-up (spec-decisions 53): the meter controls of /sim/v1 act on a virtual meter. For an
+// external device, which exists but has no meter here, they say so (409 conflict) instead of claiming
+// the device is not found; and they change nothing.
+describe('meter controls of /sim/v1 on an external device (spec-decisions 53)', () => {
+  const CONTROLS: [string, Record<string, unknown>][] = [
+    ['online', { online: true }],
+    ['recharge', { amount: 500, transaction_id: 'ext-topup-1' }],
+    ['load', { watts: 1200 }],
+    ['button', { hold_seconds: 5 }],
+  ];
+
+  it('answer 409 conflict in the envelope, saying the device is external; nothing changes', async () => {
+    const ext = await provision(t.sim, { account_id: accountId, external: true, model: 'basic' });
+    const before = ok(await t.sim('GET', `/devices/${ext.device_id}`));
+    for (const [control, body] of CONTROLS) {
+      const res = await t.sim('POST', `/devices/${ext.device_id}/${control}`, body);
+      expect(res.status, control).toBe(409);
+      expect(res.body, control).toEqual({
+        success: false,
+        timestamp: expect.any(String),
+        message: `device ${ext.device_id} is external: no virtual meter runs here to control (the meter itself connects over MQTT)`,
+        error: { code: 'conflict', detail: expect.stringContaining('is external') },
+      });
+    }
+    expect(ok(await t.sim('GET', `/devices/${ext.device_id}`))).toEqual(before);
+    // No ledger row for the refused recharge: the same transaction id is still free for a virtual meter.
+    const virtual = await provision(t.sim, { account_id: accountId });
+    const topup = ok(
+      await t.sim<{ applied: boolean }>('POST', `/devices/${virtual.device_id}/recharge`, {
+        amount: 500,
+        transaction_id: 'ext-topup-1',
+      }),
+    );
+    expect(topup.applied).toBe(true);
+  });
+
+  it('a device that does not exist is still 404 not_found', async () => {
+    for (const [control, body] of CONTROLS) {
+      const res = await t.sim('POST', `/devices/NO-SUCH-METER/${control}`, body);
+      expect(res.status, control).toBe(404);
+      expect(res.body.error?.code, control).toBe('not_found');
+      expect(res.body.message, control).toBe('virtual meter NO-SUCH-METER not found');
+    }
+  });
+});

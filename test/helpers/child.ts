@@ -18,7 +18,12 @@ export class ServeProcess {
   stderr = '';
   readonly exited: Promise<Exit>;
 
-  constructor(args: string[], env: Record<string, string | undefined> = {}) {
+  /** `as`: run as this user and group (only root may), e.g. nobody, whom file modes do stop. */
+  constructor(
+    args: string[],
+    env: Record<string, string | undefined> = {},
+    as?: { uid: number; gid: number },
+  ) {
     // Only the variables given here, so the caller's METERSTACK_* do not leak into the child.
     const base = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith('METERSTACK_')),
@@ -27,6 +32,7 @@ export class ServeProcess {
       cwd: REPO_ROOT,
       env: { ...base, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...as,
     });
     this.proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
       this.stdout += d;
@@ -71,8 +77,9 @@ export async function runServe(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 20_000,
+  as?: { uid: number; gid: number },
 ): Promise<Exit & { stdout: string; stderr: string }> {
-  const p = new ServeProcess(args, env);
+  const p = new ServeProcess(args, env, as);
   const timer = setTimeout(() => p.proc.kill('SIGKILL'), timeoutMs);
   const exit = await p.exited;
   clearTimeout(timer);
