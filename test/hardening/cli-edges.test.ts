@@ -60,8 +60,8 @@ describe('meterstack serve --db that cannot be opened (issue 8 item 20, spec-dec
   });
 
   it('a --db in a directory it may not write exits 1 naming the file (as nobody when the tests run as root)', async () => {
-    // File modes do not stop root (CI runs as root): then serve runs as nobody, which may enter the
-    // temp directory but not write in `ro`. The repository must be readable by nobody then.
+    // File modes do not stop root (CI runs as root): then serve drops to nobody once loaded, which may
+    // enter the temp directory but not write in `ro` (test/helpers/serve-as.js).
     const as = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
     const parent = temp();
     chmodSync(parent, 0o755);

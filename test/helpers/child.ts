@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/meterstack.js', import.meta.url));
+const SERVE_AS = fileURLToPath(new URL('./serve-as.js', import.meta.url));
 
 export interface Exit {
   code: number | null;
@@ -28,11 +29,11 @@ export class ServeProcess {
     const base = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith('METERSTACK_')),
     );
-    this.proc = spawn(process.execPath, [BIN, 'serve', ...args], {
+    const argv = as ? [SERVE_AS, String(as.uid), String(as.gid), ...args] : [BIN, 'serve', ...args];
+    this.proc = spawn(process.execPath, argv, {
       cwd: REPO_ROOT,
       env: { ...base, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
-      ...as,
     });
     this.proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
       this.stdout += d;
