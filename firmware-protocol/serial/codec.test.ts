@@ -2,9 +2,9 @@
 // the splitter fed at every byte boundary, and the worked checksum example of PROTOCOL.md.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatFrame, parseLine } from './codec.ts';
+import { formatFrame, parseLine, tryFormatFrame } from './codec.ts';
 import { crc16, crcHex } from './crc16.ts';
-import type { Frame } from './frames.ts';
+import type { Frame, HelloFrame } from './frames.ts';
 import { loadVectors } from './golden/vectors.ts';
 import { LineSplitter, type Piece } from './splitter.ts';
 
@@ -61,6 +61,26 @@ describe('formatFrame refuses what a receiver would refuse', () => {
   });
   it('[SP-2.2] a line that would be too long', () => {
     expect(() => formatFrame({ type: 'LOG', level: 'info', msg: 'x'.repeat(1100) })).toThrow(TypeError);
+  });
+  it('[SP-3.4] a string or unit with a lone surrogate, instead of sending U+FFFD (issue 8 item 19)', () => {
+    const cmd = { type: 'CMD', seq: 1, id: 'c1', op: 'set_wifi', ssid: 'a\ud800', password: 'p' } as Frame;
+    expect(() => formatFrame(cmd)).toThrow(/ssid holds a lone UTF-16 surrogate.*\[SP-3\.4\]/);
+    expect(tryFormatFrame({ ...cmd, ssid: '\udc00b' } as Frame)).toMatchObject({ ok: false });
+    const log = { type: 'LOG', level: 'info', msg: 'x\udfff' } as Frame;
+    expect(tryFormatFrame(log)).toMatchObject({ ok: false, message: expect.stringMatching(/^msg holds/) });
+    const hello = valid.find((v) => v.frame.type === 'HELLO')!.frame as HelloFrame;
+    const unit = {
+      ...hello,
+      properties: [{ property_id: 'energy', context_type: 'cumulative', unit: '\ud83d' }],
+    };
+    expect(tryFormatFrame(unit as Frame)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^properties holds/),
+    });
+    // A well-formed pair is text: it goes out as its four UTF-8 bytes and reads back the same.
+    const emoji = { ...cmd, ssid: '\ud83d\ude00' } as Frame;
+    expect(formatFrame(emoji)).toContain('ssid=%F0%9F%98%80');
+    expect(parseLine(formatFrame(emoji))).toEqual({ ok: true, frame: emoji });
   });
   it('[SP-3.2] a non-finite number', () => {
     const frame = {

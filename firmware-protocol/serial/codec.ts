@@ -14,7 +14,7 @@ import {
   PROTOCOL_VERSION,
   type ProtocolErrorCode,
 } from './frames.ts';
-import { describeType, formatValue, parseValue } from './values.ts';
+import { describeType, formatRefusal, formatValue, parseValue } from './values.ts';
 
 export interface ProtocolError {
   code: ProtocolErrorCode;
@@ -139,7 +139,7 @@ export function tryFormatFrame(frame: Frame): FormatResult {
     if (value === undefined && spec.optional) continue;
     const wire = formatValue(spec.type, value);
     if (wire === null) {
-      return { ok: false, message: `${spec.key} is not ${describeType(spec.type)}` };
+      return { ok: false, message: `${spec.key} ${formatRefusal(spec.type, value)}` };
     }
     body += ` ${spec.key}=${wire}`;
   }

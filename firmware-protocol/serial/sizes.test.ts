@@ -54,6 +54,24 @@ describe('[SP-4.13] issue 8 item 9: commands that cannot be a line', () => {
     expect(tryFormatFrame(cmd(EMOJI.repeat(32), EMOJI.repeat(64)))).toMatchObject({ ok: false });
   });
 
+  it('[SP-3.4] a lone surrogate in any string of a command is refused with the reason, never sent as U+FFFD', () => {
+    expect(commandLineProblem(cmd('\ud800', 'p'))).toMatch(
+      /^ssid holds a lone UTF-16 surrogate.*\[SP-3\.4\]/,
+    );
+    expect(commandLineProblem(cmd('s', 'p\udfff'))).toMatch(/^password holds a lone UTF-16 surrogate/);
+    const recharge: CmdFrame = {
+      type: 'CMD',
+      seq: 1,
+      id: 'c1',
+      op: 'recharge',
+      amount: 5,
+      transaction_id: 't\ud800',
+    };
+    expect(commandLineProblem(recharge)).toMatch(/^transaction_id holds a lone UTF-16 surrogate/);
+    expect(commandLineProblem({ ...recharge, transaction_id: 't', id: '\udc00' })).toMatch(/^id holds/);
+    expect(commandLineProblem({ ...recharge, transaction_id: `t${EMOJI}` })).toBeNull();
+  });
+
   it('32 bytes of SSID and 64 ASCII characters of password always fit', () => {
     expect(commandLineProblem(cmd('\u00e9'.repeat(16), '%'.repeat(64)))).toBeNull();
   });

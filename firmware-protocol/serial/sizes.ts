@@ -3,6 +3,7 @@
 // worst cases is checked against worstCaseBytes() by sizes.test.ts.
 
 import type { CommandOp } from '../mqtt/schemas.ts';
+import { tryFormatFrame } from './codec.ts';
 import {
   type CmdFrame,
   type FieldSpec,
@@ -89,7 +90,8 @@ export const MAX_WIFI_WIRE_BYTES =
 
 /**
  * [SP-4.13] Why a command cannot go to a meter as a line, or null when it can. Checked before anything is
- * sent: the bridge answers such a command itself with `invalid_argument` and the reason.
+ * sent: the bridge answers such a command itself with `invalid_argument` and the reason. Beyond the
+ * set_wifi budget, anything formatFrame would refuse counts, e.g. a lone surrogate in a string [SP-3.4].
  */
 export function commandLineProblem(frame: CmdFrame): string | null {
   if (frame.op === 'set_wifi') {
@@ -101,5 +103,6 @@ export function commandLineProblem(frame: CmdFrame): string | null {
       );
     }
   }
-  return null;
+  const formatted = tryFormatFrame(frame);
+  return formatted.ok ? null : formatted.message;
 }

@@ -10,6 +10,17 @@ const INT_TEXT = /^(0|-?[1-9][0-9]*)$/;
 const NUM_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 const PROPERTY_ID = /^[a-z][a-z0-9_]{0,63}$/;
 
+/** A UTF-16 code unit D800-DFFF without its pair: with the u flag it is a code point of category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * [SP-3.4] Whether a string is text a line can carry: UTF-8 has no bytes for a lone surrogate (an encoder
+ * writes U+FFFD instead), so such a string is refused, never sent changed.
+ */
+export function isText(value: unknown): value is string {
+  return typeof value === 'string' && !LONE_SURROGATE.test(value);
+}
+
 /** [SP-3.4] UTF-8 bytes of `text`, each outside the literal set as `%XX` (upper-case hex). */
 export function escapeString(text: string): string {
   let out = '';
@@ -75,12 +86,26 @@ export function formatValue(type: FieldType, value: unknown): string | null {
     case 'bool':
       return typeof value === 'boolean' ? (value ? '1' : '0') : null;
     case 'str':
-      return typeof value === 'string' ? escapeString(value) : null;
+      return isText(value) ? escapeString(value) : null;
     case 'enum':
       return typeof value === 'string' && type.values.includes(value) ? value : null;
     case 'props':
-      return Array.isArray(value) ? formatProps(value as Property[]) : null;
+      return Array.isArray(value) && value.every((p: Property) => isText(p?.unit))
+        ? formatProps(value as Property[])
+        : null;
   }
+}
+
+/** Why formatValue refused `value`, for the sender's error: a lone surrogate is named as such [SP-3.4]. */
+export function formatRefusal(type: FieldType, value: unknown): string {
+  const lone =
+    (type.kind === 'str' && typeof value === 'string' && !isText(value)) ||
+    (type.kind === 'props' &&
+      Array.isArray(value) &&
+      value.some((p: Property) => typeof p?.unit === 'string' && !isText(p.unit)));
+  return lone
+    ? 'holds a lone UTF-16 surrogate (such as \\ud800), which is not text and has no UTF-8 bytes [SP-3.4]'
+    : `is not ${describeType(type)}`;
 }
 
 /** The value of a field's wire text, or null when it breaks the field's rule [SP-3]. */

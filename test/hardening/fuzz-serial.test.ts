@@ -84,7 +84,13 @@ const PROPERTY = fc.record({
 function fieldValue(type: FieldType, key: string): fc.Arbitrary<unknown> {
   switch (type.kind) {
     case 'int':
-      return key === 'proto' ? fc.constant(1) : fc.maxSafeInteger();
+      // The table's bounds are part of the field's type (keepalive_s 1..60, SP-4.1): a value outside them
+      // is not a frame of the protocol, and formatFrame rightly refuses it naming the field.
+      if (key === 'proto') return fc.constant(1);
+      return fc.integer({
+        min: type.min ?? Number.MIN_SAFE_INTEGER,
+        max: type.max ?? Number.MAX_SAFE_INTEGER,
+      });
     case 'num':
       return finite;
     case 'bool':

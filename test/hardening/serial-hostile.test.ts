@@ -10,6 +10,7 @@ import { crcHex } from '../../firmware-protocol/serial/crc16.ts';
 import { loadVectors } from '../../firmware-protocol/serial/golden/vectors.ts';
 import { Bridge } from '../../src/bridge/bridge.ts';
 import type { Broker } from '../../src/broker/index.ts';
+import { MAX_PAYLOAD_BYTES } from '../../src/broker/packet-limit.ts';
 import { CliProcess, PtyPair, skipWithoutSocat, until } from '../bridge/helpers.ts';
 import {
   newAccount,
@@ -57,7 +58,13 @@ const HOSTILE_LINES: (string | Buffer)[] = [
   'PING*6427\r\r\n',
 ];
 
-/** Cmd payloads a broken or hostile service might publish. */
+/**
+ * Cmd payloads a broken or hostile service might publish, as far as the broker lets them reach the bridge.
+ * Some it now stops itself, and the bridge never sees them: a cmd from anyone but the service closes the
+ * publisher [MC-2.6], a retained cmd is refused [MC-2.7], and a packet over 263,168 bytes closes the
+ * connection before it is buffered [MC-10.1] (src/broker tests and test/hardening/broker-acl.test.ts,
+ * mqtt-limits.test.ts prove those). So the largest payload here is the largest one allowed [MC-3.1].
+ */
 const HOSTILE_CMDS: (string | Buffer | object)[] = [
   '',
   'not json',
@@ -66,7 +73,7 @@ const HOSTILE_CMDS: (string | Buffer | object)[] = [
   '"x"',
   Buffer.from([0xc3, 0x28, 0xff]),
   `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
-  'x'.repeat(300_000),
+  'x'.repeat(MAX_PAYLOAD_BYTES), // [MC-3.1]; 300,000 bytes would close the service's own connection [MC-10.1]
   { v: 1 },
   { v: 2, id: 'h-v2', op: 'read' },
   { v: 1, id: 'h-op', op: 'explode' },
@@ -156,6 +163,14 @@ describe.skipIf(skipWithoutSocat)(
       for (const cmd of HOSTILE_CMDS) await svc.cmd(cmd);
       expect(await svc.reply('h-wifi')).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
       expect(await svc.reply('h-op')).toMatchObject({ ok: false, error: { code: 'unsupported' } });
+      // [SP-3.4][SP-4.13] A lone surrogate is refused before anything is sent, never sent as U+FFFD.
+      expect(await svc.reply('h-nul')).toMatchObject({
+        ok: false,
+        error: {
+          code: 'invalid_argument',
+          message: expect.stringMatching(/SP-4\.13.*lone UTF-16 surrogate/),
+        },
+      });
       expect(alive()).toBe(true);
       // Only the decodable, frameable ones reached the meter.
       await until(
@@ -165,6 +180,7 @@ describe.skipIf(skipWithoutSocat)(
       );
       const ids = wire.frames(from).flatMap((f) => (f.type === 'CMD' ? [f.id] : []));
       expect(ids).not.toContain('h-wifi');
+      expect(ids).not.toContain('h-nul');
     });
 
     it('afterwards it still serves: a command round-trips, telemetry flows, and no fault was logged', async () => {
