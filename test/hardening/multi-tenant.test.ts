@@ -197,8 +197,12 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
     const match = /^(.*?)(\d+)$/.exec(learned);
     const [prefix, last] = match ? [match[1]!, Number(match[2])] : [learned, 0];
     a.ext.replyDelayMs = 300;
+    const twins = t.svc.world.twins;
+    const refusedReplies = () => twins.refused.forgedReply + twins.refused.unmatchedReply;
+    const refusedBefore = refusedReplies();
     let forging = true;
     let round = 0;
+    let sent = 0;
     const forger = (async () => {
       while (forging) {
         for (let n = last + 1; n <= last + 40 && forging; n++) {
@@ -223,6 +227,7 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
                 }
               : { v: 1, id, ok: false, error: { code: 'busy', message: 'forged by B' } },
           );
+          sent++;
         }
         round++;
         await new Promise((r) => setTimeout(r, 5));
@@ -248,9 +253,22 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
     }
     expect.soft(forgedMetrics, 'A’s metrics answered by B’s forged replies (of 12)').toEqual([]);
     expect.soft(failedRelays, 'A’s relay PUTs that failed under forgery (of 6)').toEqual([]);
+    // [MC-8.9][MC-9.5] Every forged reply is counted (a guessed id is unmatched; one naming a command of
+    // A's would be forged), once it has crossed the broker.
+    const counted = Date.now() + 10_000;
+    while (refusedReplies() - refusedBefore < sent && Date.now() < counted)
+      await new Promise((r) => setTimeout(r, 20));
+    expect.soft(refusedReplies() - refusedBefore, 'forged replies counted').toBeGreaterThanOrEqual(sent);
+    // Logged with the reason and B's device: one by one, or in the interval's summary when B floods.
+    const id = b.extId;
     expect
-      .soft(t.logs.join('\n'), 'forged replies are logged naming the device')
-      .toMatch(new RegExp(`(forged|unmatched).*${b.extId}|${b.extId}.*(forged|unmatched)`, 'i'));
+      .soft(t.logs.join('\n'), 'forged replies are logged naming the reason and the device')
+      .toMatch(
+        new RegExp(
+          `refused (forgedReply|unmatchedReply): reply \\S+ from ${id}\\b|` +
+            `\\d+ (forgedReply|unmatchedReply) \\[MC-8\\.9\\] \\(from ([^)]*, )?${id}: \\d+`,
+        ),
+      );
   });
 
   it('[issue 8 item 2] replaying A’s recharge transaction id credits nobody: not B, not A twice', async () => {
