@@ -295,7 +295,9 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
     expect(ledger).toBe(51_000);
   });
 
-  it('[issue 8 item 5][MC-1.4][MC-7.5] absurd timestamps, energy going backwards, a foreign info and retained telemetry on B’s own meter are refused and touch nothing of A', async () => {
+  it('[issue 8 item 5][MC-3.10][MC-5.1][MC-7.5][MC-1.4][MC-2.7] absurd timestamps, a stale state, energy going backwards, a foreign info and retained telemetry on B’s own meter are refused and touch nothing of A', async () => {
+    const twins = t.svc.world.twins;
+    const before = { ...twins.refused };
     const now = Date.now();
     const year2999 = Date.UTC(2999, 0, 1);
     const sample = (ts: number, energy: number) => ({
@@ -305,13 +307,43 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
       voltage: 231,
       balance: 90_007,
     });
-    await b.ext.publishSample(sample(year2999, 20));
-    await b.ext.publish('state', { v: 1, ...b.ext.state, ts: year2999, balance: 1 });
+    const heldState = twins.get(b.extId)!.state!;
+    await b.ext.publishSample(sample(year2999, 20)); // [MC-3.10]
+    await b.ext.publish('state', { v: 1, ...b.ext.state, ts: year2999, balance: 1 }); // [MC-3.10]
+    await b.ext.publish('state', { v: 1, ...b.ext.state, ts: heldState.ts - 60_000, balance: 2 }); // [MC-5.1]
     await b.ext.publishSample(sample(now + 1_000, 30));
     await b.ext.publishSample(sample(now + 2_000, 29)); // energy backwards across messages [MC-7.5]
-    await b.ext.publishSample(sample(now + 3_000, 31), { retain: true });
-    await b.ext.publish('info', { ...(t.svc.world.twins.get(a.extId)!.info as object), device_id: a.extId });
-    await t.svc.world.settle();
+    await b.ext.publish('info', { ...(twins.get(a.extId)!.info as object), device_id: a.extId }); // [MC-1.4]
+    // Each refusal is counted by reason [MC-9.5]; the counts say the service has handled them all.
+    const grew = (r: keyof typeof before, n: number) => twins.refused[r] - before[r] >= n;
+    const handled = () =>
+      grew('tsInFuture', 2) &&
+      grew('staleState', 1) &&
+      grew('energyBackwards', 1) &&
+      grew('infoDeviceMismatch', 1);
+    const deadline = Date.now() + 10_000;
+    while (!handled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(
+      Object.fromEntries(
+        Object.entries(twins.refused).map(([r, n]) => [r, n - before[r as keyof typeof before]]),
+      ),
+      'refusals counted by reason',
+    ).toMatchObject({ tsInFuture: 2, staleState: 1, energyBackwards: 1, infoDeviceMismatch: 1 });
+    expect
+      .soft(twins.get(b.extId)?.state, 'neither the 2999 state nor the stale one taken')
+      .toEqual(heldState);
+    expect.soft(twins.get(b.extId)?.info?.device_id, 'B’s info naming A refused').toBe(b.extId);
+    expect.soft(twins.get(a.extId)?.info?.device_id).toBe(a.extId);
+    // [MC-2.7] Retained telemetry never reaches the service: the broker closes the connection that
+    // publishes it (so its QoS 1 PUBACK never comes: not awaited), and B's meter must connect again.
+    const gone = closed(b.ext.client, 5_000);
+    b.ext.client.publish(
+      topicFor(b.extId, 'telemetry'),
+      JSON.stringify({ v: 1, samples: [sample(now + 3_000, 31)] }),
+      { qos: 1, retain: true },
+    );
+    await gone;
+    await startExternal(b);
     // B's twin took the plausible samples only: not pinned by 2999, not set back by 29.
     const bDev = await v2<{ readings: { property_id: string; value: number }[] }>(
       'GET',
@@ -326,9 +358,8 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
         'B’s newest plausible sample (30 kWh): not 2999’s 20, not the backwards 29, not the retained 31',
       )
       .toBe(30);
-    expect.soft(t.svc.world.twins.get(b.extId)?.state?.ts, 'state from 2999 refused').toBeLessThan(year2999);
-    expect.soft(t.svc.world.twins.get(b.extId)?.info?.device_id).toBe(b.extId);
-    expect.soft(t.svc.world.twins.get(a.extId)?.info?.device_id).toBe(a.extId);
+    expect.soft(twins.get(b.extId)?.state?.ts, 'state from 2999 refused').toBeLessThan(year2999);
+    expect.soft(twins.get(b.extId)?.info?.device_id).toBe(b.extId);
   });
 
   it('[issue 8 item 7][MC-3.1] a logged-in meter publishing 10 MB is cut off', async () => {
