@@ -1,6 +1,7 @@
 // What the twins refuse from meters, counted by reason and logged with a bound: a meter (or a forger)
 // sending thousands of bad messages a second must not fill the log. The first few refusals of each
-// interval are logged in full; the rest are summed up in one line per interval [MC-9.5].
+// interval are logged in full, each with its reason and rule; the rest are summed up in one line per
+// interval [MC-9.5].
 
 import type { Log } from './types.ts';
 
@@ -34,6 +35,18 @@ export interface RefusalLogOptions {
   intervalMs?: number;
 }
 
+/** Devices named per reason in a summary line; the rest are counted as "more devices". */
+const NAMED_IN_SUMMARY = 3;
+/** Distinct devices tracked per reason and interval: a bound on memory whoever floods. */
+const TRACKED_PER_REASON = 64;
+
+interface Suppressed {
+  n: number;
+  /** Refusals by device (at most TRACKED_PER_REASON of them), and how many devices went untracked. */
+  from: Map<string, number>;
+  untracked: number;
+}
+
 export class RefusalLog {
   /** Every refusal since the start, by reason. */
   readonly counts: Record<RefusalReason, number> = Object.fromEntries(
@@ -41,15 +54,18 @@ export class RefusalLog {
   ) as Record<RefusalReason, number>;
   readonly #opts: Required<RefusalLogOptions>;
   #logged = 0;
-  readonly #suppressed = new Map<RefusalReason, number>();
+  readonly #suppressed = new Map<RefusalReason, Suppressed>();
   #timer: NodeJS.Timeout | null = null;
 
   constructor(opts: RefusalLogOptions) {
     this.#opts = { perInterval: 5, intervalMs: 10_000, ...opts };
   }
 
-  /** Counts `n` refusals for `reason`; `detail` (built only when it will be logged) says what and whose. */
-  refuse(reason: RefusalReason, detail: () => string, n = 1): void {
+  /**
+   * Counts `n` refusals for `reason` of a message from device `from`; `detail` (built only when it will
+   * be logged) says what was refused.
+   */
+  refuse(reason: RefusalReason, from: string, detail: () => string, n = 1): void {
     this.counts[reason] += n;
     if (this.#timer === null) {
       this.#timer = setTimeout(() => this.#endInterval(), this.#opts.intervalMs);
@@ -57,15 +73,27 @@ export class RefusalLog {
     }
     if (this.#logged < this.#opts.perInterval) {
       this.#logged++;
-      this.#opts.log('warn', `twins: refused ${detail()} [${REFUSAL_RULES[reason]}]`);
+      // [MC-9.5] The reason (the counter's name) and the rule: "forgedReply" and "unmatchedReply" share
+      // MC-8.9, and a sample may break MC-3.10 two ways, so the rule alone does not say which.
+      this.#opts.log('warn', `twins: refused ${reason}: ${detail()} [${REFUSAL_RULES[reason]}]`);
       return;
     }
-    this.#suppressed.set(reason, (this.#suppressed.get(reason) ?? 0) + n);
+    let s = this.#suppressed.get(reason);
+    if (!s) {
+      s = { n: 0, from: new Map(), untracked: 0 };
+      this.#suppressed.set(reason, s);
+    }
+    s.n += n;
+    const had = s.from.get(from);
+    if (had !== undefined) s.from.set(from, had + n);
+    else if (s.from.size < TRACKED_PER_REASON) s.from.set(from, n);
+    else s.untracked += n;
   }
 
   /** Counts each item under its reason; one log line per reason, about the first item of it. */
   refuseGrouped<T extends { reason: RefusalReason }>(
     items: readonly T[],
+    from: string,
     detail: (first: T, n: number) => string,
   ): void {
     const byReason = new Map<RefusalReason, T[]>();
@@ -75,7 +103,7 @@ export class RefusalLog {
       else byReason.set(item.reason, [item]);
     }
     for (const [reason, list] of byReason)
-      this.refuse(reason, () => detail(list[0]!, list.length), list.length);
+      this.refuse(reason, from, () => detail(list[0]!, list.length), list.length);
   }
 
   /** Logs what is still unsummarised and stops the interval timer. */
@@ -88,12 +116,22 @@ export class RefusalLog {
     this.#timer = null;
     this.#logged = 0;
     if (this.#suppressed.size === 0) return;
-    const parts = [...this.#suppressed].map(([r, n]) => `${n} ${r} [${REFUSAL_RULES[r]}]`);
-    const total = [...this.#suppressed.values()].reduce((a, b) => a + b, 0);
+    const parts = [...this.#suppressed].map(([r, s]) => `${s.n} ${r} [${REFUSAL_RULES[r]}] ${whose(s)}`);
+    const total = [...this.#suppressed.values()].reduce((a, s) => a + s.n, 0);
     this.#suppressed.clear();
     this.#opts.log(
       'warn',
       `twins: refused ${total} more not logged one by one in the last ${this.#opts.intervalMs / 1000} s: ${parts.join(', ')}`,
     );
   }
+}
+
+/** "(from MTR-1: 990, MTR-2: 7, 4 more devices)": who sent the refused messages, the most first. */
+function whose(s: Suppressed): string {
+  const ranked = [...s.from].sort((a, b) => b[1] - a[1]);
+  const named = ranked.slice(0, NAMED_IN_SUMMARY).map(([id, n]) => `${id}: ${n}`);
+  const others = ranked.length - named.length;
+  // Past TRACKED_PER_REASON devices, how many more there were is not known: "61+".
+  const more = others > 0 ? `, ${others}${s.untracked > 0 ? '+' : ''} more device(s)` : '';
+  return `(from ${named.join(', ')}${more})`;
 }

@@ -225,7 +225,7 @@ export class TwinRegistry {
     const { deviceId, channel } = parsed;
     // [MC-2.7] Events are never retained; one that is would replay old telemetry or answer a new command.
     if (retain && (channel === 'telemetry' || channel === 'reply')) {
-      this.#refusals.refuse('retained', () => `retained ${channel} of ${deviceId}`);
+      this.#refusals.refuse('retained', deviceId, () => `retained ${channel} of ${deviceId}`);
       return;
     }
     const decoded = decode(channel, payload);
@@ -273,6 +273,7 @@ export class TwinRegistry {
     if (info.device_id !== deviceId) {
       this.#refusals.refuse(
         'infoDeviceMismatch',
+        deviceId,
         () => `info on ${deviceId}'s topic naming device ${info.device_id}`,
       );
       return;
@@ -288,6 +289,7 @@ export class TwinRegistry {
     if (reason !== null) {
       this.#refusals.refuse(
         reason,
+        deviceId,
         () =>
           `state of ${deviceId} stamped ${state.ts} (held: ${twin.state?.ts ?? 'none'}, clock: ${this.#now()})`,
       );
@@ -304,6 +306,7 @@ export class TwinRegistry {
       const was = held ? `ts=${held.ts} energy=${held.energy}` : 'none';
       this.#refusals.refuseGrouped(
         verdict.refused,
+        twin.deviceId,
         (first, n) =>
           `${n} sample(s) of ${twin.deviceId}, first ts=${first.sample.ts} energy=${first.sample.energy} ` +
           `(newest held: ${was}, clock: ${this.#now()})`,
@@ -357,7 +360,8 @@ export class TwinRegistry {
       // Late (after a timeout), a repeat, or a guess: nothing waits for it.
       this.#refusals.refuse(
         'unmatchedReply',
-        () => `reply ${msg.id} from ${deviceId}: no command waits for it`,
+        deviceId,
+        () => `reply ${msg.id} from ${deviceId} (no command waits for it)`,
       );
       return;
     }
@@ -365,6 +369,7 @@ export class TwinRegistry {
       // Another meter answering a command it never received: the real answer may still come.
       this.#refusals.refuse(
         'forgedReply',
+        deviceId,
         () => `reply ${msg.id} from ${deviceId} to a command sent to ${pending.deviceId}`,
       );
       return;

@@ -28,6 +28,12 @@ describe('HTTP timeouts (issue 8 item 6, spec decision 51)', () => {
     expect(clients[0]!.received()).toMatch(/^HTTP\/1\.1 408/);
   });
 
+  it('[issue 8 item 6] a client that connects and sends nothing is closed after the head timeout too', async () => {
+    const c = await rawConnect(t.svc.httpUrl);
+    await within(c.closed, 10_000, 'silent client closed');
+    expect(c.received()).toMatch(/^HTTP\/1\.1 408 .*"code":"request_timeout"/s);
+  });
+
   it('[issue 8 item 6] a client whose body does not arrive in time gets 408 and is closed', async () => {
     const clients: RawClient[] = [];
     for (let i = 0; i < 10; i++) {

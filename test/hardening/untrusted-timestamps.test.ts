@@ -81,7 +81,9 @@ describe('timestamps outside the window around the service clock [MC-3.10] (issu
     const d = await device();
     expect(energy(d)).toBe(11);
     expect(d.balance).toBe(4980);
-    expect(t.logs.join('\n')).toMatch(/refused 1 sample\(s\) of \S+, first ts=32472144000000 .*\[MC-3\.10\]/);
+    expect(t.logs.join('\n')).toMatch(
+      /refused tsInFuture: 1 sample\(s\) of \S+, first ts=32472144000000 .*\[MC-3\.10\]/,
+    );
     // History reads the honest samples; the year 2999 holds nothing.
     const history = async (day: string) =>
       data(
