@@ -21,6 +21,25 @@ export function isText(value: unknown): value is string {
   return typeof value === 'string' && !LONE_SURROGATE.test(value);
 }
 
+/**
+ * [SP-2.8] [SP-3.4] Text a sender writes about someone else's input (an ERR or NAK `msg` quoting a
+ * hostile line), shortened to at most `maxWireBytes` once escaped, cut between characters, with any
+ * lone surrogate it quotes shown as U+FFFD: such text is the sender's own words, so it is made writable
+ * instead of refused, and its line always fits.
+ */
+export function quotableText(text: string, maxWireBytes: number): string {
+  let out = '';
+  let wire = 0;
+  for (const codePoint of text) {
+    const ch = LONE_SURROGATE.test(codePoint) ? '\ufffd' : codePoint;
+    const bytes = escapeString(ch).length;
+    if (wire + bytes > maxWireBytes) break;
+    out += ch;
+    wire += bytes;
+  }
+  return out;
+}
+
 /** [SP-3.4] UTF-8 bytes of `text`, each outside the literal set as `%XX` (upper-case hex). */
 export function escapeString(text: string): string {
   let out = '';

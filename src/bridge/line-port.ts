@@ -6,11 +6,13 @@
 import { type ProtocolError, parseLine, tryFormatFrame } from '../../firmware-protocol/serial/codec.ts';
 import type { Frame, ProtocolErrorCode } from '../../firmware-protocol/serial/frames.ts';
 import { MAX_LINE_BYTES } from '../../firmware-protocol/serial/frames.ts';
+import { quotableText } from '../../firmware-protocol/serial/values.ts';
 import { type Logger, SerialLink } from './link.ts';
 import type { Recorder } from './recorder.ts';
 
 /** Longest `msg` we put in an ERR or NAK, so the line always fits [SP-2.2] even fully escaped. */
-const MAX_MSG_CHARS = 200;
+/** [SP-2.8] The wire bytes an ERR or NAK `msg` of the bridge's own may take: its line always fits. */
+const MAX_MSG_WIRE_BYTES = 600;
 
 export interface LinePortOptions {
   serial: string;
@@ -96,7 +98,7 @@ export class LinePort {
   }
 
   #answer(error: ProtocolError, isErr: boolean): void {
-    const msg = `[${error.rule}] ${error.message}`.slice(0, MAX_MSG_CHARS);
+    const msg = quotableText(`[${error.rule}] ${error.message}`, MAX_MSG_WIRE_BYTES);
     if (isErr) {
       this.#opts.log('warn', `unusable ERR line not answered [SP-6.4]: ${msg}`);
     } else if (error.type === 'CMD' && error.seq !== undefined && error.id !== undefined) {
