@@ -3,6 +3,7 @@
 // interval are logged in full, each with its reason and rule; the rest are summed up in one line per
 // interval [MC-9.5].
 
+import { BoundedLog, type Tally } from '../log/bounded.ts';
 import type { Log } from './types.ts';
 
 /** Why a message (or one sample of it) was refused, and the contract rule it breaks. */
@@ -40,25 +41,30 @@ const NAMED_IN_SUMMARY = 3;
 /** Distinct devices tracked per reason and interval: a bound on memory whoever floods. */
 const TRACKED_PER_REASON = 64;
 
-interface Suppressed {
-  n: number;
-  /** Refusals by device (at most TRACKED_PER_REASON of them), and how many devices went untracked. */
-  from: Map<string, number>;
-  untracked: number;
-}
-
 export class RefusalLog {
   /** Every refusal since the start, by reason. */
   readonly counts: Record<RefusalReason, number> = Object.fromEntries(
     Object.keys(REFUSAL_RULES).map((k) => [k, 0]),
   ) as Record<RefusalReason, number>;
-  readonly #opts: Required<RefusalLogOptions>;
-  #logged = 0;
-  readonly #suppressed = new Map<RefusalReason, Suppressed>();
-  #timer: NodeJS.Timeout | null = null;
+  readonly #log: Log;
+  readonly #bounded: BoundedLog<RefusalReason>;
 
   constructor(opts: RefusalLogOptions) {
-    this.#opts = { perInterval: 5, intervalMs: 10_000, ...opts };
+    const { log, perInterval = 5, intervalMs = 10_000 } = opts;
+    this.#log = log;
+    this.#bounded = new BoundedLog({
+      perInterval,
+      intervalMs,
+      namesPerKey: TRACKED_PER_REASON,
+      summarize: (counted) => {
+        const parts = [...counted].map(([r, t]) => `${t.n} ${r} [${REFUSAL_RULES[r]}] ${whose(t)}`);
+        const total = [...counted.values()].reduce((a, t) => a + t.n, 0);
+        log(
+          'warn',
+          `twins: refused ${total} more not logged one by one in the last ${intervalMs / 1000} s: ${parts.join(', ')}`,
+        );
+      },
+    });
   }
 
   /**
@@ -67,27 +73,10 @@ export class RefusalLog {
    */
   refuse(reason: RefusalReason, from: string, detail: () => string, n = 1): void {
     this.counts[reason] += n;
-    if (this.#timer === null) {
-      this.#timer = setTimeout(() => this.#endInterval(), this.#opts.intervalMs);
-      this.#timer.unref();
-    }
-    if (this.#logged < this.#opts.perInterval) {
-      this.#logged++;
-      // [MC-9.5] The reason (the counter's name) and the rule: "forgedReply" and "unmatchedReply" share
-      // MC-8.9, and a sample may break MC-3.10 two ways, so the rule alone does not say which.
-      this.#opts.log('warn', `twins: refused ${reason}: ${detail()} [${REFUSAL_RULES[reason]}]`);
-      return;
-    }
-    let s = this.#suppressed.get(reason);
-    if (!s) {
-      s = { n: 0, from: new Map(), untracked: 0 };
-      this.#suppressed.set(reason, s);
-    }
-    s.n += n;
-    const had = s.from.get(from);
-    if (had !== undefined) s.from.set(from, had + n);
-    else if (s.from.size < TRACKED_PER_REASON) s.from.set(from, n);
-    else s.untracked += n;
+    // [MC-9.5] The reason (the counter's name) and the rule: "forgedReply" and "unmatchedReply" share
+    // MC-8.9, and a sample may break MC-3.10 two ways, so the rule alone does not say which.
+    if (this.#bounded.note(reason, from, n))
+      this.#log('warn', `twins: refused ${reason}: ${detail()} [${REFUSAL_RULES[reason]}]`);
   }
 
   /** Counts each item under its reason; one log line per reason, about the first item of it. */
@@ -108,30 +97,16 @@ export class RefusalLog {
 
   /** Logs what is still unsummarised and stops the interval timer. */
   stop(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#endInterval();
-  }
-
-  #endInterval(): void {
-    this.#timer = null;
-    this.#logged = 0;
-    if (this.#suppressed.size === 0) return;
-    const parts = [...this.#suppressed].map(([r, s]) => `${s.n} ${r} [${REFUSAL_RULES[r]}] ${whose(s)}`);
-    const total = [...this.#suppressed.values()].reduce((a, s) => a + s.n, 0);
-    this.#suppressed.clear();
-    this.#opts.log(
-      'warn',
-      `twins: refused ${total} more not logged one by one in the last ${this.#opts.intervalMs / 1000} s: ${parts.join(', ')}`,
-    );
+    this.#bounded.flush();
   }
 }
 
 /** "(from MTR-1: 990, MTR-2: 7, 4 more devices)": who sent the refused messages, the most first. */
-function whose(s: Suppressed): string {
-  const ranked = [...s.from].sort((a, b) => b[1] - a[1]);
+function whose(t: Tally): string {
+  const ranked = [...t.byName].sort((a, b) => b[1] - a[1]);
   const named = ranked.slice(0, NAMED_IN_SUMMARY).map(([id, n]) => `${id}: ${n}`);
   const others = ranked.length - named.length;
   // Past TRACKED_PER_REASON devices, how many more there were is not known: "61+".
-  const more = others > 0 ? `, ${others}${s.untracked > 0 ? '+' : ''} more device(s)` : '';
+  const more = others > 0 ? `, ${others}${t.untracked > 0 ? '+' : ''} more device(s)` : '';
   return `(from ${named.join(', ')}${more})`;
 }

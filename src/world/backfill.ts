@@ -47,3 +47,24 @@ export async function runBackfill(run: BackfillRun): Promise<MeterState> {
   }
   return state;
 }
+
+/** The backfills under way, for `GET /sim/v1/backfills`. */
+export class Backfills {
+  readonly #running = new Map<string, BackfillProgress>();
+
+  /** Backfills under way, oldest first (copies). */
+  list(): BackfillProgress[] {
+    return [...this.#running.values()].map((b) => ({ ...b }));
+  }
+
+  /** Runs one backfill (`runBackfill`), listed while it runs; the meter's state at `run.to`. */
+  async run(deviceId: string, run: Omit<BackfillRun, 'progress'>): Promise<MeterState> {
+    const progress: BackfillProgress = { deviceId, doneDays: 0, totalDays: run.plan.days, samples: 0 };
+    this.#running.set(deviceId, progress);
+    try {
+      return await runBackfill({ ...run, progress });
+    } finally {
+      this.#running.delete(deviceId);
+    }
+  }
+}

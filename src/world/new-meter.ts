@@ -18,7 +18,7 @@ import type { MeterState } from '../../simulator/meter/types.ts';
 import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
 import { DAY_MS } from '../time/ist.ts';
-import type { NewDeviceInput } from './world.ts';
+import type { NewDeviceInput } from './types.ts';
 
 /**
  * Samples per slice. Computing and writing one costs a few µs, so a slice holds the event loop for

@@ -3,21 +3,21 @@
 
 import type { VirtualClock } from '../../simulator/clock.ts';
 import { Fleet } from '../../simulator/fleet.ts';
-import { reportedBalance } from '../../simulator/meter/index.ts';
-import type { LoadProfile, MeterModel, MeterState, Mode, TariffSlot } from '../../simulator/meter/types.ts';
+import type { MeterState } from '../../simulator/meter/types.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
-import { type BackfillProgress, runBackfill } from './backfill.ts';
-import { CHARGED_BASELINE, type LedgerCheck, ledgerCheck, reportChecks } from './ledger-check.ts';
-import { restoreMeter, type SnapshotBody, snapshotOf } from './meter-snapshot.ts';
-import { type NewMeterPlan, newMeterPlan } from './new-meter.ts';
+import { type BackfillProgress, Backfills } from './backfill.ts';
+import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
+import { MeterLedger } from './meter-ledger.ts';
+import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
+import { newMeterPlan } from './new-meter.ts';
 import { hashSecret, newToken } from './secrets.ts';
+import { SnapshotSaver } from './snapshot-saver.ts';
 import { loadTwins, saveReports } from './twin-reports.ts';
-
-export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
+import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
 
 export interface WorldOptions {
   store: Store;
@@ -30,42 +30,6 @@ export interface WorldOptions {
   log?: Log;
 }
 
-export interface NewDeviceInput extends Partial<Udfs> {
-  accountId: number;
-  spaceId: number | null;
-  deviceId?: string;
-  name?: string;
-  description?: string;
-  model?: MeterModel;
-  mode?: Mode;
-  balance?: number;
-  ebTariff?: number;
-  dgTariff?: number;
-  activeTariff?: TariffSlot;
-  load?: LoadProfile;
-  telemetryPeriodS?: number;
-  online?: boolean;
-  /** Days of past readings to give the meter before it starts. */
-  backfillDays?: number;
-  /** Telemetry period of the backfilled history (default: the live period). */
-  backfillPeriodS?: number;
-  seed?: number;
-  /**
-   * An external meter (a real one, a bridged serial meter, or a virtual meter in another process):
-   * the device and its MQTT credentials are created, but no meter runs here.
-   */
-  external?: boolean;
-}
-
-export class WorldError extends Error {
-  constructor(
-    readonly kind: 'not_found' | 'conflict' | 'invalid',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 export class World {
   readonly store: Store;
   readonly clock: VirtualClock;
@@ -75,17 +39,10 @@ export class World {
   readonly #writer: BatchWriter;
   readonly #opts: WorldOptions;
   readonly #pks = new Map<string, number>();
-  /** Per virtual meter: its MQTT secret and the highest ledger seq its state includes. */
-  readonly #meta = new Map<string, { secret: string; ledgerSeq: number; pk: number }>();
-  #saveSoon: NodeJS.Timeout | null = null;
-  #snapshotTimer: NodeJS.Timeout | null = null;
-  #saving: Promise<void> = Promise.resolve();
-  /** Recharges append and credit one at a time, so a snapshot's ledger seq never skips an entry. */
-  #crediting: Promise<unknown> = Promise.resolve();
-  #abandoned = false;
-  /** What the ledger check found when the world opened [issue 8 item 2]. */
-  readonly reconciliation = { checkedAtStart: 0, disagreementsAtStart: 0 };
-  readonly #backfills = new Map<string, BackfillProgress>();
+  readonly #meta = new Map<string, MeterMeta>();
+  readonly #snapshots: SnapshotSaver;
+  readonly #ledger: MeterLedger;
+  readonly #backfills = new Backfills();
   #closed = false;
 
   private constructor(opts: WorldOptions) {
@@ -109,6 +66,29 @@ export class World {
       log: opts.log,
     });
     this.fleet = new Fleet({ clock: opts.clock, tickMs: opts.fleetTickMs });
+    this.#snapshots = new SnapshotSaver({
+      store: opts.store,
+      clock: opts.clock,
+      log: this.log,
+      meters: () => [...this.#meta.keys()].flatMap((id) => this.#virtual(id) ?? []),
+      meter: (id) => this.#virtual(id),
+      intervalMs: opts.snapshotIntervalMs ?? 2000,
+    });
+    this.#ledger = new MeterLedger({
+      store: opts.store,
+      clock: opts.clock,
+      fleet: this.fleet,
+      meta: this.#meta,
+      saveSnapshots: () => this.saveSnapshots(),
+      log: this.log,
+    });
+  }
+
+  /** A virtual meter and its meta, when both exist. */
+  #virtual(deviceId: string): { meter: VirtualMeter; meta: MeterMeta } | undefined {
+    const meter = this.fleet.get(deviceId);
+    const meta = this.#meta.get(deviceId);
+    return meter && meta ? { meter, meta } : undefined;
   }
 
   /** Connects the twins, brings back every virtual meter as it was, and starts the fleet. */
@@ -118,14 +98,15 @@ export class World {
     world.twins.restore(await loadTwins(opts.store, opts.clock.now() + MAX_FUTURE_SKEW_MS));
     await world.twins.start();
     await world.#restore();
-    await world.#checkLedgerAtStart();
+    await world.#ledger.checkAtStart();
     world.fleet.start();
-    world.#snapshotTimer = setInterval(
-      () => void world.saveSnapshots().catch(() => undefined),
-      opts.snapshotIntervalMs ?? 2000,
-    );
-    world.#snapshotTimer.unref();
+    world.#snapshots.start();
     return world;
+  }
+
+  /** What the ledger check found when the world opened [issue 8 item 2]. */
+  get reconciliation(): { readonly checkedAtStart: number; readonly disagreementsAtStart: number } {
+    return this.#ledger.reconciliation;
   }
 
   get log(): Log {
@@ -204,7 +185,16 @@ export class World {
     if (input.external) return { device, secret, meter: null };
     const plan = newMeterPlan(input, deviceId, now);
     const state = plan.live(
-      plan.days > 0 ? await this.#backfill(deviceId, device.pk, plan, now) : plan.initial,
+      plan.days > 0
+        ? await this.#backfills.run(deviceId, {
+            store: this.store,
+            devicePk: device.pk,
+            plan,
+            to: now,
+            stopReason: () =>
+              this.#closed ? `backfill of ${deviceId} stopped: the service is stopping` : null,
+          })
+        : plan.initial,
     );
     const opening = await this.store.appendLedger({
       devicePk: device.pk,
@@ -225,25 +215,7 @@ export class World {
 
   /** Backfills under way, oldest first. */
   backfills(): BackfillProgress[] {
-    return [...this.#backfills.values()].map((b) => ({ ...b }));
-  }
-
-  /** Writes a new meter's history without stalling the service (backfill.ts); its state at `to`. */
-  async #backfill(deviceId: string, pk: number, plan: NewMeterPlan, to: number): Promise<MeterState> {
-    const progress: BackfillProgress = { deviceId, doneDays: 0, totalDays: plan.days, samples: 0 };
-    this.#backfills.set(deviceId, progress);
-    try {
-      return await runBackfill({
-        store: this.store,
-        devicePk: pk,
-        plan,
-        to,
-        progress,
-        stopReason: () => (this.#closed ? `backfill of ${deviceId} stopped: the service is stopping` : null),
-      });
-    } finally {
-      this.#backfills.delete(deviceId);
-    }
+    return this.#backfills.list();
   }
 
   /** Really connects or disconnects a virtual meter, and waits until the service has seen it. */
@@ -260,81 +232,18 @@ export class World {
     return this.fleet.get(deviceId);
   }
 
-  /**
-   * Credits a virtual meter, exactly once per transaction id, durable before it returns. The ledger
-   * decides [LEDGER-1]: the entry is written first, and a transaction id already in the ledger never
-   * reaches the meter (same amount: the success of an applied recharge, applied: false; another amount:
-   * a conflict), whatever the meter still remembers.
-   */
-  async recharge(
+  /** Credits a virtual meter, ledger first, exactly once per transaction id [LEDGER-1] (meter-ledger.ts). */
+  recharge(
     deviceId: string,
     amount: number,
     transactionId: string,
   ): Promise<{ balance: number; applied: boolean }> {
-    const meter = this.fleet.get(deviceId);
-    const meta = this.#meta.get(deviceId);
-    if (!meter || !meta) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
-    const credit = this.#crediting.then(async () => {
-      let result: Awaited<ReturnType<Store['appendLedger']>>;
-      try {
-        result = await this.store.appendLedger({
-          devicePk: meta.pk,
-          kind: 'recharge',
-          amount,
-          transactionId,
-          createdAt: this.clock.now(),
-        });
-      } catch (err) {
-        throw new WorldError('conflict', (err as Error).message);
-      }
-      if (result.duplicate) {
-        if (result.entry.amount !== amount) {
-          throw new WorldError(
-            'conflict',
-            `transaction ${transactionId} was already used for ${result.entry.amount} paise`,
-          );
-        }
-        meter.tick();
-        return false;
-      }
-      meter.command(`recharge:${transactionId}`, {
-        op: 'recharge',
-        amount: result.entry.amount,
-        transactionId,
-      });
-      meta.ledgerSeq = Math.max(meta.ledgerSeq, result.entry.seq);
-      return true;
-    });
-    this.#crediting = credit.catch(() => undefined);
-    const applied = await credit;
-    if (applied) await this.saveSnapshots();
-    return { balance: reportedBalance(meter.state.balance), applied };
+    return this.#ledger.recharge(deviceId, amount, transactionId);
   }
 
-  /**
-   * [LEDGER-3] Every virtual meter (or one) against its ledger: balance = ledger total − charged [M-15].
-   * Meters are integrated to the present first, so the figures are of this instant.
-   */
-  async checkLedger(deviceId?: string): Promise<LedgerCheck[]> {
-    const pk = deviceId === undefined ? undefined : this.#meta.get(deviceId)?.pk;
-    if (deviceId !== undefined && pk === undefined)
-      throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
-    const totals = new Map((await this.store.ledgerTotals(pk)).map((t) => [t.devicePk, t.total]));
-    const checks: LedgerCheck[] = [];
-    for (const [id, meta] of this.#meta) {
-      if (pk !== undefined && meta.pk !== pk) continue;
-      const meter = this.fleet.get(id);
-      if (!meter) continue;
-      meter.tick();
-      checks.push(ledgerCheck(meter.state, totals.get(meta.pk) ?? 0));
-    }
-    return checks;
-  }
-
-  async #checkLedgerAtStart(): Promise<void> {
-    const checks = await this.checkLedger();
-    this.reconciliation.checkedAtStart = checks.length;
-    this.reconciliation.disagreementsAtStart = reportChecks(checks, this.log);
+  /** [LEDGER-3] Every virtual meter (or one) against its ledger, as of this instant. */
+  checkLedger(deviceId?: string): Promise<LedgerCheck[]> {
+    return this.#ledger.check(deviceId);
   }
 
   /**
@@ -365,58 +274,27 @@ export class World {
     }
   }
 
-  /** Persists one meter now, in order with the batched saves. */
-  #saveOne(deviceId: string): Promise<void> {
-    return this.#enqueueSave(async () => {
-      const meter = this.fleet.get(deviceId);
-      const meta = this.#meta.get(deviceId);
-      if (meter && meta) await this.store.saveMeterSnapshots([snapshotOf(meter, meta, this.clock.now())]);
-    });
-  }
-
   /**
    * [OWNER-3] Another process owns the store now: from here on nothing of this world (snapshots, clock)
    * is written over what the new owner keeps.
    */
   abandonStore(): void {
-    this.#abandoned = true;
-  }
-
-  /** Saves run one after another; a failed one is reported to its caller and logged, and later ones still run. */
-  #enqueueSave(save: () => Promise<void>): Promise<void> {
-    const run = this.#saving.then(() => (this.#abandoned ? undefined : save()));
-    this.#saving = run.catch((err: Error) => this.log('error', `saving meter snapshots: ${err.message}`));
-    return run;
+    this.#snapshots.abandon();
   }
 
   /** A meter changed discretely (command, load, button): persist it soon, batched with others. */
   markChanged(): void {
-    if (this.#saveSoon) return;
-    this.#saveSoon = setTimeout(() => {
-      this.#saveSoon = null;
-      void this.saveSnapshots().catch(() => undefined); // logged by #enqueueSave
-    }, 20);
+    this.#snapshots.markChanged();
   }
 
   /** Persists every virtual meter's state and the clock offset. Saves are serialized. */
   saveSnapshots(): Promise<void> {
-    return this.#enqueueSave(async () => {
-      const now = this.clock.now();
-      const snapshots = [];
-      for (const id of this.#meta.keys()) {
-        const meter = this.fleet.get(id);
-        const meta = this.#meta.get(id);
-        if (meter && meta) snapshots.push(snapshotOf(meter, meta, now));
-      }
-      if (snapshots.length > 0) await this.store.saveMeterSnapshots(snapshots);
-      await this.store.setSetting('clock.offset', String(this.clock.offset()));
-    });
+    return this.#snapshots.saveAll();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#snapshotTimer) clearInterval(this.#snapshotTimer);
-    if (this.#saveSoon) clearTimeout(this.#saveSoon);
+    this.#snapshots.stop();
     await this.fleet.stop();
     await this.settle(5_000).catch(() => undefined);
     await this.saveSnapshots();
@@ -465,7 +343,7 @@ export class World {
       online,
       log: this.#opts.log,
       onChanged: () => this.markChanged(),
-      persist: (m) => this.#saveOne(m.id),
+      persist: (m) => this.#snapshots.saveOne(m.id),
     });
     this.#meta.set(state.deviceId, { secret, ledgerSeq, pk });
     await this.fleet.add(meter);
@@ -482,4 +360,5 @@ export class World {
   }
 }
 
-export type { BackfillProgress, SnapshotBody };
+export type { BackfillProgress, Log, NewDeviceInput, SnapshotBody };
+export { WorldError };

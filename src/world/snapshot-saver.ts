@@ -1,0 +1,90 @@
+// Saving the virtual meters' snapshots (meter-snapshot.ts) and the clock offset: every interval, soon
+// after a discrete change (batched), or one meter at once. Saves run one after another, so a snapshot
+// never overtakes a newer one; after `abandon` [OWNER-3] nothing is written any more.
+
+import type { VirtualClock } from '../../simulator/clock.ts';
+import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
+import type { Store } from '../store/types.ts';
+import { snapshotOf } from './meter-snapshot.ts';
+import type { Log, MeterMeta } from './types.ts';
+
+export interface SnapshotSaverOptions {
+  store: Pick<Store, 'saveMeterSnapshots' | 'setSetting'>;
+  clock: VirtualClock;
+  log: Log;
+  /** The virtual meters to save, read when a save runs (not when it is queued). */
+  meters(): Iterable<{ meter: VirtualMeter; meta: MeterMeta }>;
+  /** One of them, read when its save runs. */
+  meter(deviceId: string): { meter: VirtualMeter; meta: MeterMeta } | undefined;
+  /** Wall ms between periodic saves. */
+  intervalMs: number;
+}
+
+/** Wall ms a discrete change waits for others to be saved with it. */
+const BATCH_MS = 20;
+
+export class SnapshotSaver {
+  readonly #opts: SnapshotSaverOptions;
+  #saveSoon: NodeJS.Timeout | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #saving: Promise<void> = Promise.resolve();
+  #abandoned = false;
+
+  constructor(opts: SnapshotSaverOptions) {
+    this.#opts = opts;
+  }
+
+  /** Starts the periodic saves. */
+  start(): void {
+    this.#timer = setInterval(() => void this.saveAll().catch(() => undefined), this.#opts.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stops the timers; saves already queued still run. */
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    if (this.#saveSoon) clearTimeout(this.#saveSoon);
+  }
+
+  /** [OWNER-3] From here on nothing is written over what another process keeps. */
+  abandon(): void {
+    this.#abandoned = true;
+  }
+
+  /** A meter changed discretely (command, load, button): persist it soon, batched with others. */
+  markChanged(): void {
+    if (this.#saveSoon) return;
+    this.#saveSoon = setTimeout(() => {
+      this.#saveSoon = null;
+      void this.saveAll().catch(() => undefined); // logged by #enqueue
+    }, BATCH_MS);
+  }
+
+  /** Persists one meter now, in order with the batched saves. */
+  saveOne(deviceId: string): Promise<void> {
+    return this.#enqueue(async () => {
+      const m = this.#opts.meter(deviceId);
+      if (m) await this.#opts.store.saveMeterSnapshots([snapshotOf(m.meter, m.meta, this.#opts.clock.now())]);
+    });
+  }
+
+  /** Persists every virtual meter's state and the clock offset. */
+  saveAll(): Promise<void> {
+    return this.#enqueue(async () => {
+      const now = this.#opts.clock.now();
+      const snapshots = [];
+      for (const { meter, meta } of this.#opts.meters()) snapshots.push(snapshotOf(meter, meta, now));
+      if (snapshots.length > 0) await this.#opts.store.saveMeterSnapshots(snapshots);
+      await this.#opts.store.setSetting('clock.offset', String(this.#opts.clock.offset()));
+    });
+  }
+
+  /** Saves run one after another; a failed one is reported to its caller and logged, and later ones still run. */
+  #enqueue(save: () => Promise<void>): Promise<void> {
+    const run = this.#saving.then(() => (this.#abandoned ? undefined : save()));
+    this.#saving = run.catch((err: Error) =>
+      this.#opts.log('error', `saving meter snapshots: ${err.message}`),
+    );
+    return run;
+  }
+}
