@@ -17,6 +17,12 @@ export interface MeterLedgerOptions {
   meta: ReadonlyMap<string, MeterMeta>;
   /** Persists the meters once a credit is applied. */
   saveSnapshots(): Promise<void>;
+  /**
+   * The state the service last accepted from a meter (its twin's), or null: a recharge returns once the
+   * service has taken the state the credit made the meter publish, so the v2 API shows the new balance
+   * to the next request (read your writes).
+   */
+  reportedState(deviceId: string): object | null;
   log: Log;
 }
 
@@ -69,18 +75,41 @@ export class MeterLedger {
         meter.tick();
         return false;
       }
-      meter.command(`recharge:${transactionId}`, {
+      const shownBefore = this.#opts.reportedState(deviceId);
+      const reply = meter.command(`recharge:${transactionId}`, {
         op: 'recharge',
         amount: result.entry.amount,
         transactionId,
       });
       meta.ledgerSeq = Math.max(meta.ledgerSeq, result.entry.seq);
-      return true;
+      const data = reply.ok ? (reply.data as { applied?: boolean } | undefined) : undefined;
+      if (data?.applied !== true) {
+        // Cannot happen for an entry new to the ledger; if it does, LEDGER-3 reports the disagreement.
+        this.#opts.log(
+          'error',
+          `recharge ${transactionId} of ${deviceId} is in the ledger but the meter answered ${JSON.stringify(reply)} [LEDGER-1]`,
+        );
+      }
+      return { shownBefore };
     });
     this.#crediting = credit.catch(() => undefined);
-    const applied = await credit;
-    if (applied) await this.#opts.saveSnapshots();
-    return { balance: reportedBalance(meter.state.balance), applied };
+    const outcome = await credit;
+    if (outcome !== false) {
+      await Promise.all([this.#opts.saveSnapshots(), this.#shown(deviceId, outcome.shownBefore)]);
+    }
+    return { balance: reportedBalance(meter.state.balance), applied: outcome !== false };
+  }
+
+  /** Waits (2 s at most) until the service has taken a state newer than `before` from a connected meter. */
+  async #shown(deviceId: string, before: object | null): Promise<void> {
+    const deadline = Date.now() + 2_000;
+    while (
+      this.#opts.fleet.get(deviceId)?.connected &&
+      this.#opts.reportedState(deviceId) === before &&
+      Date.now() < deadline
+    ) {
+      await new Promise((r) => setTimeout(r, 2));
+    }
   }
 
   /**

@@ -80,6 +80,7 @@ export class World {
       fleet: this.fleet,
       meta: this.#meta,
       saveSnapshots: () => this.saveSnapshots(),
+      reportedState: (id) => this.twins.get(id)?.state ?? null,
       log: this.log,
     });
   }
