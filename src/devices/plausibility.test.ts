@@ -65,12 +65,16 @@ describe('[MC-7.5] judgeSamples across messages', () => {
   });
 
   it('refuses a later sample with less energy and an earlier one with more, keeping the rest', () => {
-    const v = judgeSamples([sample(NOW - 120_000, 11), sample(NOW - 30_000, 9), sample(NOW, 12)], held, NOW);
+    const v = judgeSamples(
+      [sample(NOW - 120_000, 11), sample(NOW - 30_000, 9), sample(NOW, 10.5)],
+      held,
+      NOW,
+    );
     expect(v.refused.map((r) => [r.sample.ts, r.reason])).toEqual([
       [NOW - 120_000, 'energyBackwards'],
       [NOW - 30_000, 'energyBackwards'],
     ]);
-    expect(v.accepted).toEqual([sample(NOW, 12)]);
+    expect(v.accepted).toEqual([sample(NOW, 10.5)]);
   });
 
   it('[MC-3.10] a sample stamped 2999 is refused and does not become the reference', () => {
@@ -78,5 +82,25 @@ describe('[MC-7.5] judgeSamples across messages', () => {
     expect(v.refused).toEqual([{ sample: sample(Y2999, 1e9), reason: 'tsInFuture' }]);
     expect(v.newest).toBe(held);
     expect(judgeSamples([sample(NOW, 10.2)], v.newest, NOW).accepted).toHaveLength(1);
+  });
+});
+
+describe('[MC-7.8] judgeSamples: energy rises no faster than a meter can register', () => {
+  const held = sample(NOW - 3_600_000, 10);
+
+  it('takes 100 kWh an hour later (100 kW) and refuses 101 kWh, which would pin every honest sample after it', () => {
+    expect(judgeSamples([sample(NOW, 110)], held, NOW).accepted).toHaveLength(1);
+    const v = judgeSamples([sample(NOW, 111.01)], held, NOW);
+    expect(v.refused).toEqual([{ sample: sample(NOW, 111.01), reason: 'energyImplausible' }]);
+    expect(v.newest).toBe(held);
+    // The honest meter goes on from where it was, and is taken.
+    expect(judgeSamples([sample(NOW + 60_000, 10.5)], v.newest, NOW + 60_000).accepted).toHaveLength(1);
+  });
+
+  it('judges an earlier (resent) sample the same way: 1e9 kWh a minute before the held one is refused', () => {
+    const v = judgeSamples([sample(NOW - 3_660_000, 1e9)], held, NOW);
+    expect(v.refused.map((r) => r.reason)).toEqual(['energyBackwards']);
+    const w = judgeSamples([sample(NOW - 3_660_000, 5)], held, NOW);
+    expect(w.refused.map((r) => r.reason)).toEqual(['energyImplausible']);
   });
 });

@@ -1,6 +1,7 @@
 // What the service believes of a meter's message beyond what the codec can check on its own: times
 // within a plausible window of the service's clock [MC-3.10], states never older than the one held
-// [MC-5.1], and energy that never goes backwards across messages [MC-7.5]. Pure functions of the
+// [MC-5.1], and energy that never goes backwards [MC-7.5] nor jumps beyond what a meter can register
+// [MC-7.8]. Pure functions of the
 // message, what the twin already holds, and the time; twins.ts counts and logs what they refuse.
 
 import type { SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
@@ -68,9 +69,21 @@ export function judgeSamples(
   return { accepted, newest: ref, refused };
 }
 
+/**
+ * [MC-7.8] The most a single-phase meter can register: 100 kW (well above 230 V × 100 A), so energy
+ * between two samples rises by at most this × the time between them (plus one register step).
+ */
+export const MAX_ENERGY_RATE_KW = 100;
+const ENERGY_SLACK_KWH = 0.001;
+
 function energyRefusal(sample: SamplePayload, ref: SamplePayload | null): RefusalReason | null {
   if (ref === null) return null;
   if (sample.ts > ref.ts && sample.energy < ref.energy) return 'energyBackwards';
   if (sample.ts < ref.ts && sample.energy > ref.energy) return 'energyBackwards';
+  // [MC-7.8] A jump no meter could make would otherwise pin every honest sample after it [MC-7.5].
+  const hours = Math.abs(sample.ts - ref.ts) / 3_600_000;
+  if (Math.abs(sample.energy - ref.energy) > MAX_ENERGY_RATE_KW * hours + ENERGY_SLACK_KWH) {
+    return 'energyImplausible';
+  }
   return null;
 }

@@ -20,6 +20,8 @@ export const REFUSAL_RULES = {
   staleState: 'MC-5.1',
   /** A sample whose energy is below an earlier sample's, or above a later one's. */
   energyBackwards: 'MC-7.5',
+  /** A sample whose energy differs from the newest sample's by more than any meter could register. */
+  energyImplausible: 'MC-7.8',
   /** An info whose device_id is not the topic's. */
   infoDeviceMismatch: 'MC-1.4',
   /** Telemetry or a reply delivered with the retain flag. */

@@ -296,7 +296,7 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
     expect(ledger).toBe(51_000);
   });
 
-  it('[issue 8 item 5][MC-3.10][MC-5.1][MC-7.5][MC-1.4][MC-2.7] absurd timestamps, a stale state, energy going backwards, a foreign info and retained telemetry on B’s own meter are refused and touch nothing of A', async () => {
+  it('[issue 8 item 5][MC-3.10][MC-5.1][MC-7.5][MC-1.4][MC-2.7] absurd timestamps, a stale state, energy going backwards or jumping [MC-7.8], a foreign info and retained telemetry on B’s own meter are refused and touch nothing of A', async () => {
     const twins = t.svc.world.twins;
     const before = { ...twins.refused };
     const now = Date.now();
@@ -309,11 +309,14 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
       balance: 90_007,
     });
     const heldState = twins.get(b.extId)!.state!;
-    await b.ext.publishSample(sample(year2999, 20)); // [MC-3.10]
+    // Energies near B's newest sample, rising no faster than a meter can register [MC-7.8].
+    const e0 = twins.get(b.extId)?.latest?.energy ?? 0;
+    await b.ext.publishSample(sample(year2999, e0 + 20)); // [MC-3.10]
     await b.ext.publish('state', { v: 1, ...b.ext.state, ts: year2999, balance: 1 }); // [MC-3.10]
     await b.ext.publish('state', { v: 1, ...b.ext.state, ts: heldState.ts - 60_000, balance: 2 }); // [MC-5.1]
-    await b.ext.publishSample(sample(now + 1_000, 30));
-    await b.ext.publishSample(sample(now + 2_000, 29)); // energy backwards across messages [MC-7.5]
+    await b.ext.publishSample(sample(now + 1_000, e0 + 0.02));
+    await b.ext.publishSample(sample(now + 1_500, e0 + 1e6)); // a jump no meter can make [MC-7.8]
+    await b.ext.publishSample(sample(now + 2_000, e0 + 0.01)); // energy backwards across messages [MC-7.5]
     await b.ext.publish('info', { ...(twins.get(a.extId)!.info as object), device_id: a.extId }); // [MC-1.4]
     // Each refusal is counted by reason [MC-9.5]; the counts say the service has handled them all.
     const grew = (r: keyof typeof before, n: number) => twins.refused[r] - before[r] >= n;
@@ -321,6 +324,7 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
       grew('tsInFuture', 2) &&
       grew('staleState', 1) &&
       grew('energyBackwards', 1) &&
+      grew('energyImplausible', 1) &&
       grew('infoDeviceMismatch', 1);
     const deadline = Date.now() + 10_000;
     while (!handled() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -329,7 +333,13 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
         Object.entries(twins.refused).map(([r, n]) => [r, n - before[r as keyof typeof before]]),
       ),
       'refusals counted by reason',
-    ).toMatchObject({ tsInFuture: 2, staleState: 1, energyBackwards: 1, infoDeviceMismatch: 1 });
+    ).toMatchObject({
+      tsInFuture: 2,
+      staleState: 1,
+      energyBackwards: 1,
+      energyImplausible: 1,
+      infoDeviceMismatch: 1,
+    });
     expect
       .soft(twins.get(b.extId)?.state, 'neither the 2999 state nor the stale one taken')
       .toEqual(heldState);
@@ -340,7 +350,7 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
     const gone = closed(b.ext.client, 5_000);
     b.ext.client.publish(
       topicFor(b.extId, 'telemetry'),
-      JSON.stringify({ v: 1, samples: [sample(now + 3_000, 31)] }),
+      JSON.stringify({ v: 1, samples: [sample(now + 3_000, e0 + 0.03)] }),
       { qos: 1, retain: true },
     );
     await gone;
@@ -356,9 +366,9 @@ describe('multi-tenant: B attacks A (issue 8, evidence: the multi-tenant test)',
     expect
       .soft(
         energy,
-        'B’s newest plausible sample (30 kWh): not 2999’s 20, not the backwards 29, not the retained 31',
+        'B’s newest plausible sample (e0 + 0.02 kWh): not 2999’s, not the jump, not the backwards one, not the retained one',
       )
-      .toBe(30);
+      .toBeCloseTo(e0 + 0.02, 3);
     expect.soft(twins.get(b.extId)?.state?.ts, 'state from 2999 refused').toBeLessThan(year2999);
     expect.soft(twins.get(b.extId)?.info?.device_id).toBe(b.extId);
   });
