@@ -1,8 +1,8 @@
 // What the service believes of a meter's message beyond what the codec can check on its own: times
 // within a plausible window of the service's clock [MC-3.10], states never older than the one held
 // [MC-5.1], and energy that never goes backwards [MC-7.5] nor jumps beyond what a meter can register
-// [MC-7.8]. Pure functions of the
-// message, what the twin already holds, and the time; twins.ts counts and logs what they refuse.
+// [MC-7.8]. Pure functions of the message, what the twin already holds, and the time; twins.ts counts
+// and logs what they refuse.
 
 import type { SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import type { RefusalReason } from './refusals.ts';
