@@ -74,8 +74,10 @@ function connectionCaps(config: ServiceConfig): { http: number; mqtt: number } {
   const fdLimit = openFilesLimit();
   const caps = fitCaps(asked, fdLimit);
   if (caps.http !== asked.http || caps.mqtt !== asked.mqtt) {
+    // A warning only when someone chose other caps than the defaults (the CLI always passes a value).
     const explicit =
-      config.httpLimits?.maxConnections !== undefined || config.mqttLimits?.maxConnections !== undefined;
+      asked.http !== DEFAULT_HTTP_LIMITS.maxConnections ||
+      asked.mqtt !== DEFAULT_BROKER_LIMITS.maxConnections;
     config.log(
       explicit ? 'warn' : 'info',
       `connection caps HTTP ${caps.http}, MQTT ${caps.mqtt} instead of ${asked.http} and ${asked.mqtt}: ` +
