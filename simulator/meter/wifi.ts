@@ -25,12 +25,7 @@ export const PASSWORD_MAX_BYTES = 64;
 
 /** Length in UTF-8 bytes; a lone surrogate counts as the 3 bytes of U+FFFD, as an encoder writes it. */
 export function utf8Length(s: string): number {
-  let n = 0;
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-  }
-  return n;
+  return Buffer.byteLength(s, 'utf8');
 }
 
 /**

@@ -1,7 +1,7 @@
 // startBroker: an aedes broker on a TCP port, with meterstack's authentication and topic rules.
 
 import { createServer, type Socket } from 'node:net';
-import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import { Aedes, type Client } from 'aedes';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { Principal } from './access.ts';
 import { type BrokerLimits, checkBrokerLimits, createAdmission, DEFAULT_BROKER_LIMITS } from './admission.ts';
@@ -73,25 +73,14 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
   const log = opts.log ?? noLog;
   const limits = checkBrokerLimits({ ...DEFAULT_BROKER_LIMITS, ...opts.limits });
   const admission = createAdmission(limits, log, opts.now ?? Date.now);
-  // [MC-10.5] Refused CONNECTs: the guard logs each; past the first few of an interval only the
-  // summary is logged, with the counts the authenticate hook below takes from the refusal itself.
+  // [MC-10.5] Refused CONNECTs: the guard reports each; past the first few of an interval only the
+  // summary is logged, counted by the CONNACK reason and the username given.
   const logins = new RefusalLog({ what: 'logins', log, intervalMs: limits.refusalSummaryMs });
-  const guardLog: Log = (level, msg) => {
-    if (level === 'info' && msg.startsWith('refused ') && !logins.mayLogLine()) return;
-    log(level, msg);
-  };
-  const guard = createGuard(opts.authenticate, guardLog);
+  const guard = createGuard(opts.authenticate, log, (code, line, username) =>
+    logins.note(CONNACK_REASONS[code] ?? 'refused', line, printable(username)),
+  );
   const aedes = await Aedes.createBroker({
     ...guard.hooks,
-    authenticate(client, username, password, done) {
-      guard.hooks.authenticate(client, username, password, (err, ok) => {
-        if (err) {
-          const code = (err as AuthenticateError).returnCode;
-          logins.note(CONNACK_REASONS[code] ?? 'refused', null, printable(username));
-        }
-        done(err, ok);
-      });
-    },
     persistence: indexedMemoryPersistence(),
     connectTimeout: limits.connectTimeoutMs,
   });

@@ -67,7 +67,19 @@ export interface Guard {
   principalOf(client: Client): Principal | undefined;
 }
 
-export function createGuard(authenticate: Authenticate, log: Log): Guard {
+/**
+ * Told of each refused CONNECT: its CONNACK return code, the line that says why (null when it was logged
+ * already, as a failing authentication backend is, at error level) and the username given.
+ */
+export type OnRefusedLogin = (returnCode: number, line: string | null, username: string | undefined) => void;
+
+export function createGuard(
+  authenticate: Authenticate,
+  log: Log,
+  onRefused: OnRefusedLogin = (_code, line) => {
+    if (line !== null) log('info', line);
+  },
+): Guard {
   const principals = new WeakMap<Client, Principal>();
   // authenticate() is not given the CONNECT packet, so preConnect keeps it for the will check.
   const connects = new WeakMap<Client, ConnectPacket>();
@@ -82,7 +94,7 @@ export function createGuard(authenticate: Authenticate, log: Log): Guard {
       const willTopic = connects.get(client)?.will?.topic;
       connects.delete(client);
       if (username === undefined || password === undefined) {
-        log('info', `refused ${client.id}: no username or password`);
+        onRefused(BAD_USERNAME_OR_PASSWORD, `refused ${client.id}: no username or password`, username);
         done(refusal(BAD_USERNAME_OR_PASSWORD, 'username and password are required'), null);
         return;
       }
@@ -92,7 +104,11 @@ export function createGuard(authenticate: Authenticate, log: Log): Guard {
           (principal) => {
             const admission = admit(principal ?? null, client.id, willTopic);
             if (!admission.ok) {
-              log('info', `refused ${client.id} (user ${username}): ${admission.reason}`);
+              onRefused(
+                admission.returnCode,
+                `refused ${client.id} (user ${username}): ${admission.reason}`,
+                username,
+              );
               done(refusal(admission.returnCode, admission.reason), null);
               return;
             }
@@ -101,6 +117,7 @@ export function createGuard(authenticate: Authenticate, log: Log): Guard {
           },
           (err: unknown) => {
             log('error', `authenticate failed for user ${username}: ${String(err)}`);
+            onRefused(SERVER_UNAVAILABLE, null, username);
             done(refusal(SERVER_UNAVAILABLE, 'authentication backend failed'), null);
           },
         );

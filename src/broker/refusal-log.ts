@@ -56,15 +56,10 @@ export class RefusalLog {
 
   /**
    * Counts one refusal. `line` is logged now unless this interval already logged its share; null
-   * when the caller logged it already (after asking `mayLogLine`).
+   * when the refusal was logged already (an authentication backend failing, at error level).
    */
   note(reason: string, line: string | null, name?: string): void {
     if (this.#bounded.note(reason, name) && line !== null) this.#log('info', line);
-  }
-
-  /** Whether a line about one more refusal may still be logged in this interval. */
-  mayLogLine(): boolean {
-    return this.#bounded.mayTell();
   }
 
   /** Ends the interval: logs the summary of what was only counted. */
