@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { EventBus } from './bus.ts';
+import { EventSchema } from './schemas.ts';
+
+describe('EventBus', () => {
+  it('stamps ascending seq, virtual and wall time, and the device', () => {
+    let vt = 1_000;
+    const bus = new EventBus({ now: () => vt, wall: () => 5, firstSeq: 41 });
+    const seen: unknown[] = [];
+    bus.subscribe((e) => seen.push(e));
+    bus.emit('clock.speed', { speed: 2, was: 1 });
+    vt = 2_000;
+    bus.emit('meter.cutoff', { balance: -12 }, { deviceId: 'MTR-A101', accountId: 3 });
+    expect(seen).toEqual([
+      { seq: 41, type: 'clock.speed', vt: 1_000, wt: 5, data: { speed: 2, was: 1 } },
+      {
+        seq: 42,
+        type: 'meter.cutoff',
+        vt: 2_000,
+        wt: 5,
+        device_id: 'MTR-A101',
+        account_id: 3,
+        data: { balance: -12 },
+      },
+    ]);
+    for (const e of seen) expect(EventSchema.safeParse(e).success).toBe(true);
+    expect(bus.nextSeq).toBe(43);
+  });
+
+  it('keeps emitting to the others when a subscriber throws, and counts it', () => {
+    const bus = new EventBus({ now: () => 0 });
+    const seen: number[] = [];
+    bus.subscribe(() => {
+      throw new Error('view bug');
+    });
+    bus.subscribe((e) => seen.push(e.seq));
+    bus.emit('log', { level: 'info', msg: 'x' });
+    expect(seen).toEqual([1]);
+    expect(bus.subscriberErrors).toBe(1);
+  });
+
+  it('does nothing when disabled (the bus-off baseline)', () => {
+    const bus = new EventBus({ now: () => 0, enabled: false });
+    let n = 0;
+    bus.subscribe(() => n++);
+    expect(bus.emit('log', { level: 'info', msg: 'x' })).toBeNull();
+    expect(n).toBe(0);
+  });
+
+  it('refuses an event whose data does not fit its type', () => {
+    const bad = { seq: 1, type: 'meter.cutoff', vt: 0, wt: 0, data: { balance: 1.5 } };
+    expect(EventSchema.safeParse(bad).success).toBe(false);
+  });
+});

@@ -1,0 +1,76 @@
+// The in-process event bus: the single source of everything observable (issue 9). Emitting stamps a
+// sequence number, virtual time and wall time and hands the event to each subscriber synchronously;
+// a subscriber that wants to batch or write does so itself, off the emitter's path.
+
+import type { EventData, EventType, MeterEvent } from './schemas.ts';
+
+export interface EventBusOptions {
+  /** Virtual time: the world's clock. */
+  now: () => number;
+  /** Wall time. Default Date.now. */
+  wall?: () => number;
+  /** The first sequence number (see seq-reserve.ts for how it survives restarts). Default 1. */
+  firstSeq?: number;
+  /** false: emit does nothing and returns null (the bus-off baseline of bench/ingest.ts). Default true. */
+  enabled?: boolean;
+}
+
+export interface EmitContext {
+  deviceId?: string;
+  accountId?: number;
+}
+
+export type Subscriber = (event: MeterEvent) => void;
+
+export class EventBus {
+  readonly #now: () => number;
+  readonly #wall: () => number;
+  readonly #subscribers = new Set<Subscriber>();
+  readonly enabled: boolean;
+  #next: number;
+  /** Subscriber exceptions caught (a view must never break an emitter). */
+  subscriberErrors = 0;
+
+  constructor(opts: EventBusOptions) {
+    this.#now = opts.now;
+    this.#wall = opts.wall ?? Date.now;
+    this.#next = opts.firstSeq ?? 1;
+    this.enabled = opts.enabled ?? true;
+  }
+
+  /** The sequence number the next event will get. */
+  get nextSeq(): number {
+    return this.#next;
+  }
+
+  /** Whether anyone but the always-on views listens; emitters may skip costly detail when not. */
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  emit<T extends EventType>(type: T, data: EventData<T>, ctx?: EmitContext): MeterEvent<T> | null {
+    if (!this.enabled) return null;
+    const event: MeterEvent<T> = { seq: this.#next++, type, vt: this.#now(), wt: this.#wall(), data };
+    if (ctx?.deviceId !== undefined) event.device_id = ctx.deviceId;
+    if (ctx?.accountId !== undefined) event.account_id = ctx.accountId;
+    for (const s of this.#subscribers) {
+      try {
+        s(event as MeterEvent);
+      } catch {
+        this.subscriberErrors++;
+      }
+    }
+    return event;
+  }
+
+  /** Returns the unsubscribe function. */
+  subscribe(subscriber: Subscriber): () => void {
+    this.#subscribers.add(subscriber);
+    return () => this.#subscribers.delete(subscriber);
+  }
+}
+
+/** A bus that drops everything: for units built without a world (tests, the CLI's one-shot commands). */
+export function silentBus(): EventBus {
+  return new EventBus({ now: Date.now, enabled: false });
+}
