@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
+import { EventBus } from './events/bus.ts';
 import { buildHttpApp } from './http/app.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
@@ -39,11 +40,20 @@ export interface ServiceConfig {
   /** MQTT packet size, connection rate and cap [MC-10]; unset fields take the defaults. */
   mqttLimits?: Partial<BrokerLimits>;
   log: Log;
+  /** The event stream (issue 9); unset fields take the defaults. */
+  events?: EventsConfig;
   /**
    * Called after the service stopped itself because another process took its world owner lease
    * (store/README.md); the CLI exits 2. Default: nothing more than the log line.
    */
   onOwnerLost?: () => void;
+}
+
+export interface EventsConfig {
+  /** false: the bus emits nothing (the bus-off baseline of bench/ingest.ts). Default true. */
+  enabled?: boolean;
+  /** Called with the bus before anything is emitted on it: the CLI's logger subscribes here. */
+  onBus?: (bus: EventBus) => void;
 }
 
 export interface RunningService {
@@ -52,6 +62,8 @@ export interface RunningService {
   adminToken: string;
   apiKey: string;
   world: World;
+  /** The one event stream of this service (src/events). */
+  bus: EventBus;
   store: Store;
   broker: Broker;
   http: FastifyInstance;
@@ -126,6 +138,8 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
         ? config.clockStart
         : Date.now() + (Number.isFinite(offset) ? offset : 0),
   });
+  const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled });
+  config.events?.onBus?.(bus);
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
   const caps = connectionCaps(config);
@@ -134,6 +148,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     port: config.mqttPort,
     strictPort: config.strictPort,
     log: config.log,
+    bus,
     limits: { ...config.mqttLimits, maxConnections: caps.mqtt },
     authenticate: async (username, password) => {
       if (username === service.username) return password === service.password ? { kind: 'service' } : null;
@@ -153,6 +168,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     service,
     commandTimeoutMs: config.commandTimeoutMs,
     log: config.log,
+    bus,
   });
   started.push(() => world.close());
   if (config.demo) await seedDemoWorld(world, config.apiKey);
@@ -183,6 +199,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     adminToken: config.adminToken,
     apiKey: config.apiKey,
     world,
+    bus,
     store,
     broker,
     http,

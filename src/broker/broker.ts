@@ -2,6 +2,7 @@
 
 import { createServer, type Socket } from 'node:net';
 import { Aedes, type Client } from 'aedes';
+import type { EventBus } from '../events/bus.ts';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { Principal } from './access.ts';
 import { type BrokerLimits, checkBrokerLimits, createAdmission, DEFAULT_BROKER_LIMITS } from './admission.ts';
@@ -25,6 +26,8 @@ export interface BrokerOptions {
   strictPort?: boolean;
   authenticate: Authenticate;
   log?: Log;
+  /** Where refused logins and meters' connections go as events (src/events). */
+  bus?: EventBus;
   /** Packet size, connection rate and cap, CONNECT timeout [MC-10]; unset fields take the defaults. */
   limits?: Partial<BrokerLimits>;
   /** Clock (ms) of the connection rate limit; default Date.now. */

@@ -7,6 +7,7 @@ import { commandToWire, decode, encode } from '../../firmware-protocol/mqtt/code
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import { parseTopic, TOPIC_ROOT, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand } from '../../simulator/meter/types.ts';
+import { type EventBus, silentBus } from '../events/bus.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
@@ -34,6 +35,8 @@ export interface TwinRegistryOptions {
   /** How long reports wait to be saved together. Default 250 ms. */
   reportDelayMs?: number;
   log?: Log;
+  /** Where meter life, state and command events go (src/events); default: a silent bus. */
+  bus?: EventBus;
 }
 
 /** What `restore` puts back into a twin before the broker says anything. */
@@ -65,6 +68,7 @@ export class TwinRegistry {
   readonly dropped = { malformed: 0, unknownDevice: 0, ingestFailed: 0 };
   readonly #refusals: RefusalLog;
   readonly #now: () => number;
+  readonly #bus: EventBus;
   readonly #ingesting = new Set<Promise<void>>();
   readonly #waiters = new Set<{ deviceId: string; online: boolean; resolve: (ok: boolean) => void }>();
   /** Saves reported info and state [MC-5.4]; null when nothing persists them. */
@@ -73,6 +77,7 @@ export class TwinRegistry {
   constructor(opts: TwinRegistryOptions) {
     this.#opts = opts;
     this.#now = opts.now ?? Date.now;
+    this.#bus = opts.bus ?? silentBus();
     this.#refusals = new RefusalLog({ log: opts.log ?? (() => {}) });
     const save = opts.saveReports;
     this.#reports = save

@@ -7,6 +7,7 @@ import type { MeterState } from '../../simulator/meter/types.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
+import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
@@ -28,6 +29,8 @@ export interface WorldOptions {
   snapshotIntervalMs?: number;
   fleetTickMs?: number;
   log?: Log;
+  /** The event stream everything observable goes to (src/events); default: a silent one. */
+  bus?: EventBus;
 }
 
 export class World {
@@ -36,6 +39,7 @@ export class World {
   readonly twins: TwinRegistry;
   readonly fleet: Fleet;
   readonly mqttUrl: string;
+  readonly bus: EventBus;
   readonly #writer: BatchWriter;
   readonly #opts: WorldOptions;
   readonly #pks = new Map<string, number>();
@@ -50,6 +54,7 @@ export class World {
     this.store = opts.store;
     this.clock = opts.clock;
     this.mqttUrl = opts.mqttUrl;
+    this.bus = opts.bus ?? silentBus();
     this.#writer = new BatchWriter({
       store: opts.store,
       onError: (e) => opts.log?.('error', `store: ${e.message}`),
@@ -64,6 +69,7 @@ export class World {
       now: () => opts.clock.now(),
       saveReports: (reports) => saveReports(opts.store, reports, (id) => this.#pks.get(id), opts.clock.now()),
       log: opts.log,
+      bus: this.bus,
     });
     this.fleet = new Fleet({ clock: opts.clock, tickMs: opts.fleetTickMs });
     this.#snapshots = new SnapshotSaver({
