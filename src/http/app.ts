@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { v2Api } from '../api/v2/plugin.ts';
+import { consolePlugin } from '../console/plugin.ts';
 import { simRoutes } from '../sim/routes.ts';
 import type { World } from '../world/world.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
@@ -77,6 +78,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  await app.register(consolePlugin);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => success(now(), { status: 'ok' }));
   await app.register(v2Api, { prefix: '/api/v2', world: opts.world, rateLimit: opts.rateLimit ?? 100 });

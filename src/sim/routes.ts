@@ -11,6 +11,7 @@ import { toIstIso } from '../time/ist.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
+import { fleetView } from './fleet.ts';
 import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 
@@ -220,6 +221,12 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       samples: b.samples,
     }));
     return success(now(), list);
+  });
+
+  // The fleet view's rows: every device with its account, space and what its twin last saw.
+  r.get('/fleet', { schema: { tags, security } }, async () => {
+    const plugged = (id: string) => world.meter(id)?.online;
+    return success(now(), await fleetView({ store: world.store, twins: world.twins, plugged }));
   });
 
   r.get('/devices', { schema: { tags, security } }, async () => {
