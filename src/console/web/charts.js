@@ -20,7 +20,10 @@ export function TimeChart({ xs, ys, label, height = 180, stepped = false }) {
         height,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Asia/Kolkata'),
         legend: { show: true },
-        scales: { x: { time: true } },
+        // One point alone would stretch the axis over years: show the hour around it instead.
+        scales: {
+          x: { time: true, range: (_u, min, max) => (min === max ? [min - 1800, max + 1800] : [min, max]) },
+        },
         axes: [axis, { ...axis, size: 60 }],
         series: [
           {},
@@ -29,6 +32,7 @@ export function TimeChart({ xs, ys, label, height = 180, stepped = false }) {
             stroke,
             width: 2,
             fill: `${stroke}22`,
+            points: { size: 4 },
             paths: stepped ? uPlot.paths.stepped({ align: 1 }) : undefined,
           },
         ],

@@ -44,7 +44,7 @@ export function Clock() {
   return html`<div class="clock">
     <span class="now" data-clock>${istDateTime(virtualNow())}</span>
     <form onSubmit=${setClockSpeed} class="speed">
-      <label>× <input type="number" min="0" step="any" aria-label="clock speed" placeholder=${live.clock?.speed ?? ''}
+      <label class="muted">speed × <input type="number" min="0" step="any" aria-label="clock speed" placeholder=${live.clock?.speed ?? ''}
         value=${speed} onInput=${(e) => setSpeed(e.currentTarget.value)} /></label>
     </form>
     ${PRESETS.map(([label, s]) => html`<button data-advance=${s} onClick=${() => advance(label, s)}>${label}</button>`)}

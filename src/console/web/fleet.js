@@ -59,7 +59,7 @@ const HEAD = [
   'Meter',
   'Online',
   'Mode',
-  'Relay (effective / commanded)',
+  'Relay / commanded',
   'Balance',
   'Tariff',
   'Power',
@@ -69,7 +69,7 @@ const HEAD = [
 
 function Row({ row, top, now, onOpen, selected }) {
   const cut = isCutOff(row);
-  return html`<div class=${`row${selected ? ' selected' : ''}`} style=${`top:${top}px`} data-device=${row.device_id}
+  return html`<div class=${`row${selected ? ' selected' : ''}${row.online ? '' : ' offline'}`} style=${`top:${top}px`} data-device=${row.device_id}
     onClick=${() => onOpen(row.device_id)}>
     <span class="cell-meter"><b>${row.device_id}</b> <span class="muted">${row.name}</span>
       ${row.kind === 'external' ? html` <span class="tag">external</span>` : null}</span>

@@ -215,7 +215,8 @@ export async function follow(token, signal) {
       const j = await pollJournal().catch(() => 0);
       live.stream = j === 200 ? 'polling' : 'none';
       changed();
-      await sleep(1000, signal);
+      // Without a journal there is nothing to follow: look again now and then (a newer service).
+      await sleep(j === 200 ? 1000 : 10_000, signal);
     } else {
       if (live.stream !== 'connecting') {
         live.stream = 'connecting';

@@ -42,6 +42,43 @@ function push(line, x, y) {
   return true;
 }
 
+/** Adds older points (history, journal) under the live ones, keeping x ascending and unique. */
+function seed(line, xs, ys) {
+  const points = new Map();
+  for (const [i, x] of xs.entries()) points.set(x, ys[i]);
+  for (const [i, x] of line.xs.entries()) points.set(x, line.ys[i]);
+  const sorted = [...points.entries()].sort((a, b) => a[0] - b[0]).slice(-MAX_POINTS);
+  line.xs = sorted.map((p) => p[0]);
+  line.ys = sorted.map((p) => p[1]);
+}
+
+/** On opening: today's 15-minute power readings and the balances the journal recorded. */
+async function seedSeries(row, s) {
+  const now = virtualNow() ?? Date.now();
+  const day = istDate(now);
+  const q = `property_id=active_power&from_date=${istDate(now - 86_400_000)}&to_date=${day}&interval=15m`;
+  const [hist, journal] = await Promise.all([
+    v2(row.account_id, 'GET', `/devices/${encodeURIComponent(row.device_id)}/metrics/history?${q}`),
+    sim('GET', `/events?device_id=${encodeURIComponent(row.device_id)}&limit=500`),
+  ]);
+  if (hist.ok) {
+    const recent = hist.data.readings.filter((p) => Date.parse(p.timestamp) > now - 6 * 3_600_000);
+    seed(
+      s.power,
+      recent.map((p) => Date.parse(p.timestamp)),
+      recent.map((p) => p.value),
+    );
+  }
+  if (journal.ok) {
+    const withBalance = journal.data.events.filter((e) => typeof e.data.balance === 'number');
+    seed(
+      s.balance,
+      withBalance.map((e) => e.vt),
+      withBalance.map((e) => e.data.balance / 100),
+    );
+  }
+}
+
 function History({ row }) {
   const [property, setProperty] = useState('active_power');
   const [interval, setBucket] = useState('60m');
@@ -90,7 +127,7 @@ function Facts({ row, detail, now }) {
     ${fact('Mode', row.mode)}
     ${fact('Relay', html`<span data-relay=${String(row.relay_state)}>${relayText(row.relay_state)}</span> <span class="muted">(commanded ${relayText(row.relay_commanded)})</span>`)}
     ${fact('Balance', html`<span data-balance=${row.balance}>${rupees(row.balance)}</span>`)}
-    ${fact('Tariff', `${tariffText(row.active_tariff)} · EB ${rupees(row.eb_tariff)} · DG ${rupees(row.dg_tariff)} /kWh`)}
+    ${fact('Tariff', `${tariffText(row.active_tariff)} active · EB ${rupees(row.eb_tariff)} · DG ${rupees(row.dg_tariff)} per kWh`)}
     ${fact('Power', watts(row.active_power))}
     ${fact('Energy', kwh(row.energy))}
     ${fact('Last seen', ago(row.last_seen, now))}
@@ -132,6 +169,10 @@ export function Meter({ id, onClose }) {
   const readDetail = () =>
     sim('GET', `/devices/${encodeURIComponent(id)}`).then((r) => r.ok && setDetail(r.data));
   useEvery(5000, readDetail, [id]);
+  const [, seeded] = useState(0);
+  useEffect(() => {
+    if (row) seedSeries(row, s).then(() => seeded((n) => n + 1));
+  }, [id]);
   // Every value the row gains becomes a point of the live charts.
   const last = useRef(null);
   if (row && (row.sample_ts !== last.current?.ts || row.balance !== last.current?.balance)) {
@@ -148,9 +189,9 @@ export function Meter({ id, onClose }) {
       <button class="ghost" aria-label="close meter" onClick=${onClose}>✕</button>
     </header>
     <${Facts} row=${row} detail=${detail} now=${virtualNow()} />
+    <div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${140} /></div>
+    <div class="card"><h3>Balance over time (₹)</h3><${TimeChart} xs=${s.balance.xs} ys=${s.balance.ys} label="balance (₹)" height=${140} stepped=${true} /></div>
     <${Controls} key=${id} row=${row} detail=${detail} onChanged=${readDetail} />
-    <div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${150} /></div>
-    <div class="card"><h3>Balance over time (₹)</h3><${TimeChart} xs=${s.balance.xs} ys=${s.balance.ys} label="balance (₹)" height=${150} stepped=${true} /></div>
     <${History} row=${row} />
     <${MeterEvents} id=${id} />
     <p class="muted small">Times are IST; the live charts hold what this page heard since it opened (${istTime(s.power.xs[0])} on).</p>
