@@ -191,7 +191,7 @@ export function Meter({ id, onClose }) {
     <${Facts} row=${row} detail=${detail} now=${virtualNow()} />
     <div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${140} /></div>
     <div class="card"><h3>Balance over time (₹)</h3><${TimeChart} xs=${s.balance.xs} ys=${s.balance.ys} label="balance (₹)" height=${140} stepped=${true} /></div>
-    <${Controls} key=${id} row=${row} detail=${detail} onChanged=${readDetail} />
+    <${Controls} key=${`${id}:${detail ? 'read' : 'reading'}`} row=${row} detail=${detail} onChanged=${readDetail} />
     <${History} row=${row} />
     <${MeterEvents} id=${id} />
     <p class="muted small">Times are IST; the live charts hold what this page heard since it opened (${istTime(s.power.xs[0])} on).</p>

@@ -107,8 +107,8 @@ export function Provision() {
     const lines = commandLines(d, dev.model, dev.mode, Math.round(dev.balance * 100));
     setDevRes({
       ok: true,
-      view: html`<p>Device <b>${d.device_id}</b> (${d.kind}) created. MQTT: <code>${d.mqtt.url}</code>, username
-        <code>${d.mqtt.username}</code>, password <code>${d.mqtt.password}</code> (shown once).</p>
+      view: html`<p>Device <b>${d.device_id}</b> (${d.kind}) created. MQTT: <code>${d.mqtt.url}</code>, username${' '}<code>${d.mqtt.username}</code>,
+        password <code>${d.mqtt.password}</code> (shown once).</p>
         ${
           d.kind === 'external'
             ? html`<p>Run a serial meter and bridge it to this service:</p>
