@@ -5,12 +5,14 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { reportedState } from '../../simulator/meter/index.ts';
+import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
+import { eventRoutes } from './events.ts';
 import { fleetView } from './fleet.ts';
 import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
@@ -18,6 +20,8 @@ import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts'
 export interface SimRoutesOptions {
   world: World;
   adminToken: string;
+  /** The journal and the live streams (GET /events, /events/stream). */
+  events: EventViews;
 }
 
 function tokenMatches(given: unknown, expected: string): boolean {
@@ -48,6 +52,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     if (!tokenMatches(request.headers['x-admin-token'], adminToken))
       throw new ApiError('admin_authentication_error');
   });
+  eventRoutes(app, { views: opts.events, now });
 
   /**
    * The virtual meter `id`. An external device exists but has no meter here: 409 `conflict` saying so
