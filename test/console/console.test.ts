@@ -4,6 +4,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestService, type TestService, tempDir } from '../helpers/service.ts';
+import { openSse } from '../helpers/sse.ts';
 import { launchBrowser, type TestBrowser } from './browser.ts';
 
 const API_KEY = 'msk_test';
@@ -110,6 +111,40 @@ describe('the web console', () => {
     await expect.poll(() => page.locator('[data-status]').textContent()).toContain('amount');
   });
 
+  it('shows an event in the journal view and on the SSE stream, and a meter its MQTT traffic', async () => {
+    const sse = await openSse(service.svc.httpUrl, '/sim/v1/events/stream', { 'x-admin-token': ADMIN_TOKEN });
+    try {
+      await page.getByRole('button', { name: 'Events' }).click();
+      await page.locator('[data-stream="live"]').waitFor({ timeout: 3000 });
+      // What the emitters (another part of the service) send: a command to a meter and a log line.
+      const sent = service.svc.bus.emit(
+        'command.sent',
+        { id: 'cmd-test-1', op: 'set_relay' },
+        { deviceId: 'MTR-A102' },
+      );
+      service.svc.bus.emit('log', { level: 'info', msg: 'hello from the console test' });
+      await page.locator('.events li', { hasText: 'hello from the console test' }).waitFor({ timeout: 1000 });
+      await page
+        .locator('.events li[data-type="command.sent"]', { hasText: 'cmd-test-1' })
+        .waitFor({ timeout: 1000 });
+      await sse.until((frames) => frames.some((f) => f.id === String(sent!.seq)), 2000);
+
+      // Filtered by family: only the command stays.
+      await page.getByLabel('event family').selectOption('command');
+      expect(await page.locator('.events li[data-type="log"]').count()).toBe(0);
+      await page.getByLabel('event family').selectOption('');
+
+      await page.getByRole('button', { name: 'Fleet' }).click();
+      await row('MTR-A102').click();
+      const traffic = page.locator('.card', { hasText: 'MQTT traffic' });
+      await traffic
+        .locator('li[data-type="command.sent"]', { hasText: 'cmd-test-1' })
+        .waitFor({ timeout: 2000 });
+    } finally {
+      sse.close();
+    }
+  });
+
   it('shows a banner while the service is down and recovers when it is back on the same port', async () => {
     const port = Number(new URL(service.svc.httpUrl).port);
     await service.svc.close();
@@ -118,6 +153,11 @@ describe('the web console', () => {
     service = await startTestService({ demo: true, db: `${tmp.dir}/console.db`, httpPort: port });
     await page.locator('[data-unreachable]').waitFor({ state: 'detached', timeout: 5000 });
     await row('MTR-B201').waitFor();
+    // The stream is followed again: an event of the new service reaches the journal view.
+    await page.getByRole('button', { name: 'Events' }).click();
+    await page.locator('[data-stream="live"]').waitFor({ timeout: 5000 });
+    service.svc.bus.emit('log', { level: 'info', msg: 'back again' });
+    await page.locator('.events li', { hasText: 'back again' }).waitFor({ timeout: 1000 });
     expect(browser.errors).toEqual([]);
   });
 });

@@ -201,11 +201,24 @@ const sleep = (ms, signal) =>
     );
   });
 
+/**
+ * A service that started again may hand out seqs below ours (its journal is memory; durable seqs
+ * may not be kept): resuming after ours would skip everything it says. Take all it holds.
+ */
+async function checkSeqs() {
+  if (lastSeq === null) return;
+  const head = await sim('GET', '/events?limit=1');
+  if (head.ok && head.data.next_since < lastSeq) lastSeq = 0;
+}
+
 /** Runs until `signal` aborts: stream if possible, else journal polling, retrying either. */
 export async function follow(token, signal) {
+  // The newest events first, so the views are not empty; the stream then resumes after them.
+  if (lastSeq === null) await pollJournal().catch(() => 0);
   while (!signal.aborted) {
     let status;
     try {
+      await checkSeqs();
       status = await readStream(token, signal);
     } catch {
       status = 0;
