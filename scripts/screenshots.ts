@@ -21,7 +21,11 @@ try {
     await page.screenshot({ path: `${OUT}fleet-${scheme}.png` });
     await page.locator('[data-device="MTR-B201"]').click();
     await page.locator('[data-meter="MTR-B201"] .uplot').first().waitFor();
-    await page.waitForTimeout(1500);
+    // Three virtual hours while it is open: its balance falls, and the charts show it.
+    for (let i = 0; i < 3; i++) {
+      await page.locator('[data-advance="3600"]').click();
+      await page.waitForTimeout(1200);
+    }
     await page.screenshot({ path: `${OUT}meter-${scheme}.png` });
     await page.context().close();
   }

@@ -85,7 +85,7 @@ export async function sim(method, path, body) {
 
 /**
  * /api/v2 as the device's account. The admin token mints one key per account on first use and the
- * session keeps it (spec-decisions 62); a key the service no longer knows is minted again, once.
+ * session keeps it (spec-decisions 61); a key the service no longer knows is minted again, once.
  */
 export async function v2(accountId, method, path, body) {
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -20,10 +20,7 @@ export function TimeChart({ xs, ys, label, height = 180, stepped = false }) {
         height,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Asia/Kolkata'),
         legend: { show: true },
-        // One point alone would stretch the axis over years: show the hour around it instead.
-        scales: {
-          x: { time: true, range: (_u, min, max) => (min === max ? [min - 1800, max + 1800] : [min, max]) },
-        },
+        scales: { x: { time: true } },
         axes: [axis, { ...axis, size: 60 }],
         series: [
           {},
@@ -49,7 +46,11 @@ export function TimeChart({ xs, ys, label, height = 180, stepped = false }) {
     };
   }, [label, height, stepped]);
   useEffect(() => {
-    plot.current?.setData([xs.map((x) => x / 1000), ys]);
+    const p = plot.current;
+    if (!p) return;
+    p.setData([xs.map((x) => x / 1000), ys]);
+    // One point alone would stretch the axis over years: show the hour around it instead.
+    if (xs.length === 1) p.setScale('x', { min: xs[0] / 1000 - 1800, max: xs[0] / 1000 + 1800 });
   }, [xs, ys]);
   return html`<div class="chart" ref=${box}>
     ${xs.length === 0 ? html`<p class="chart-empty muted">no data yet</p>` : null}
