@@ -70,7 +70,8 @@ const HEAD = [
 function Row({ row, top, now, onOpen, selected }) {
   const cut = isCutOff(row);
   return html`<div class=${`row${selected ? ' selected' : ''}${row.online ? '' : ' offline'}`} style=${`top:${top}px`} data-device=${row.device_id}
-    onClick=${() => onOpen(row.device_id)}>
+    role="button" tabindex="0" onClick=${() => onOpen(row.device_id)}
+    onKeyDown=${(e) => e.key === 'Enter' && onOpen(row.device_id)}>
     <span class="cell-meter"><b>${row.device_id}</b> <span class="muted">${row.name}</span>
       ${row.kind === 'external' ? html` <span class="tag">external</span>` : null}</span>
     <span><span class=${`dot ${row.online ? 'on' : 'off'}`}></span>${row.online ? 'online' : 'offline'}</span>

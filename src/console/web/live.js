@@ -224,7 +224,8 @@ export async function follow(token, signal) {
       status = 0;
     }
     if (signal.aborted) return;
-    if (status === 404) {
+    // No stream here (404), or all its slots taken (503): the journal, polled, says the same.
+    if (status === 404 || status === 503) {
       const j = await pollJournal().catch(() => 0);
       live.stream = j === 200 ? 'polling' : 'none';
       changed();
