@@ -160,4 +160,23 @@ describe('the web console', () => {
     await page.locator('.events li', { hasText: 'back again' }).waitFor({ timeout: 1000 });
     expect(browser.errors).toEqual([]);
   });
+
+  it('asks for the token again when the service no longer takes it', async () => {
+    const port = Number(new URL(service.svc.httpUrl).port);
+    await service.svc.close();
+    service = await startTestService({
+      demo: true,
+      db: `${tmp.dir}/console.db`,
+      httpPort: port,
+      adminToken: 'another-token',
+    });
+    await expect
+      .poll(() => page.locator('[data-token-error]').textContent(), { timeout: 8000 })
+      .toContain('no longer accepted');
+    await page.getByLabel('admin token').fill('another-token');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('button', { name: 'Fleet' }).click();
+    await row('MTR-B201').waitFor();
+    expect(browser.errors).toEqual([]);
+  });
 });
