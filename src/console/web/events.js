@@ -9,6 +9,10 @@ import { live } from './live.js';
 
 const FAMILIES = ['meter', 'money', 'command', 'http', 'broker', 'contract', 'clock', 'telemetry', 'log'];
 const MONEY_FIELDS = new Set(['balance', 'amount']);
+/** The reads a console makes by itself every few seconds: hidden unless asked for, they would drown the rest. */
+const OWN_POLL = /^\/sim\/v1\/(fleet|clock|events|devices\/[^/?]+$)/;
+export const isOwnPoll = (e) =>
+  e.type === 'http.request' && e.data.method === 'GET' && e.data.status < 400 && OWN_POLL.test(e.data.url);
 
 /** An event's data in one line: `key=value` pairs, money in ₹. */
 export function summary(e) {
@@ -70,7 +74,9 @@ export function Events() {
   const [family, setFamily] = useState('');
   const [device, setDevice] = useState('');
   const [tab, setTab] = useState('events');
-  const shown = live.events
+  const [polls, setPolls] = useState(false);
+  const kept = polls ? live.events : live.events.filter((e) => !isOwnPoll(e));
+  const shown = kept
     .filter(
       (e) =>
         (!family || e.type.startsWith(`${family}.`)) && (!device || (e.device_id ?? '').includes(device)),
@@ -89,8 +95,10 @@ export function Events() {
       </select>
       <input type="search" aria-label="device filter" placeholder="device id" value=${device}
         onInput=${(e) => setDevice(e.currentTarget.value)} />
+      <label class="muted"><input type="checkbox" checked=${polls} onChange=${(e) => setPolls(e.currentTarget.checked)} />
+        consoles' own reads</label>
       <span class="muted" data-stream=${live.stream}>${STREAM_WORDS[live.stream]}</span>
     </div>
-    <div class="scroll">${tab === 'events' ? html`<${EventList} events=${shown} />` : html`<${Requests} events=${live.events} />`}</div>
+    <div class="scroll">${tab === 'events' ? html`<${EventList} events=${shown} />` : html`<${Requests} events=${kept} />`}</div>
   </section>`;
 }

@@ -2,7 +2,7 @@
 // (fixed row height, a spacer for the rest), so 10,000 meters scroll as smoothly as ten.
 
 import { html } from 'htm/preact';
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ago, kwh, relayText, rupees, tariffText, watts } from './format.js';
 import { useLive } from './hooks.js';
 import { live, virtualNow } from './live.js';
@@ -92,14 +92,23 @@ export function Fleet({ onOpen, selected }) {
   const [f, setF] = useState({ q: '', online: '', mode: '', account: '', space: '' });
   const [scroll, setScroll] = useState({ top: 0, height: 600 });
   const box = useRef(null);
-  // Recomputed only when the data or the filters change, not on scroll.
-  const rows = useMemo(
-    () =>
-      [...live.rows.values()]
-        .filter((r) => matches(r, f))
-        .sort((a, b) => (a.device_id < b.device_id ? -1 : 1)),
-    [version, f],
-  );
+  // The window's height decides how many rows are drawn: follow it.
+  useEffect(() => {
+    const el = box.current;
+    const seen = new ResizeObserver(() => setScroll({ top: el.scrollTop, height: el.clientHeight }));
+    seen.observe(el);
+    return () => seen.disconnect();
+  }, []);
+  // Filtered again when the data or the filters change (not on scroll); the order is kept sorted
+  // by live.js, so 10,000 rows are never re-sorted per event.
+  const rows = useMemo(() => {
+    const out = [];
+    for (const id of live.order) {
+      const r = live.rows.get(id);
+      if (r && matches(r, f)) out.push(r);
+    }
+    return out;
+  }, [version, f]);
   const first = Math.max(0, Math.floor(scroll.top / ROW_H) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((scroll.top + scroll.height) / ROW_H) + OVERSCAN);
   const now = virtualNow();
