@@ -76,6 +76,9 @@ describe('the web console', () => {
     await expect.poll(() => page.locator('[data-status]').textContent()).toContain('relay state updated');
     expect((await v2Metrics('MTR-A102')).relay_state).toBe(false);
     await expect.poll(() => row('MTR-A102').locator('[data-relay]').getAttribute('data-relay')).toBe('false');
+    // Read live from the meter through the v2 API: it says so too.
+    await page.locator('[data-action="read-metrics"]').click();
+    await expect.poll(() => page.locator('[data-metrics]').textContent()).toContain('relay open');
     await page.locator('[data-action="relay-on"]').click();
     await expect.poll(async () => (await v2Metrics('MTR-A102')).relay_state).toBe(true);
   });

@@ -48,10 +48,32 @@ export function Controls({ row, detail, onChanged }) {
   const [profile, setProfile] = useState(detail?.load?.kind ?? 'constant');
   const [amount, setAmount] = useState(500);
   const [wifi, setWifi] = useState(null);
+  const [metrics, setMetrics] = useState(null);
+  const [name, setName] = useState(row.name);
   const newTx = () => `console-${Date.now().toString(36)}`;
   const [tx, setTx] = useState(newTx);
 
+  const readMetrics = () =>
+    run('Read metrics', async () => {
+      const r = await v2(acct, 'GET', `/devices/${encodeURIComponent(id)}/metrics`);
+      setMetrics(r.ok ? r.data : null);
+      return r;
+    });
+
   return html`<div class="controls">
+    <${Group} title="Read live from the meter (v2 endpoint 5)">
+      <button data-action="read-metrics" onClick=${readMetrics}>Read metrics</button>
+      ${
+        metrics
+          ? html`<span class="muted" data-metrics>${metrics.mode} · relay ${metrics.relay_state ? 'closed' : 'open'} ·
+            ${metrics.active_power} W · ${metrics.voltage} V · ${metrics.energy} kWh · ${rupees(metrics.balance)}</span>`
+          : null
+      }
+    <//>
+    <${Group} title="Name (v2 endpoint 6)">
+      <input aria-label="meter name" value=${name} onInput=${(e) => setName(e.currentTarget.value)} />
+      <button onClick=${() => run('Name', () => v2(acct, 'PUT', `/devices/${encodeURIComponent(id)}/`, { name }))}>Save</button>
+    <//>
     <${Group} title="Relay">
       <button data-action="relay-on" onClick=${() => run('Relay on', () => put('/relay', { state: true }))}>Close (on)</button>
       <button data-action="relay-off" onClick=${() => run('Relay off', () => put('/relay', { state: false }))}>Open (off)</button>
