@@ -17,6 +17,7 @@ try {
   for (const scheme of ['light', 'dark'] as const) {
     const page = await browser.page({ colorScheme: scheme });
     await openConsole(page, service.svc.httpUrl, ADMIN_TOKEN);
+    await page.mouse.move(1270, 790); // not over a row: no hover colour in the picture
     await page.waitForTimeout(1200);
     await page.screenshot({ path: `${OUT}fleet-${scheme}.png` });
     await page.locator('[data-device="MTR-B201"]').click();
@@ -26,6 +27,7 @@ try {
       await page.locator('[data-advance="3600"]').click();
       await page.waitForTimeout(1200);
     }
+    await page.mouse.move(1270, 790);
     await page.screenshot({ path: `${OUT}meter-${scheme}.png` });
     await page.context().close();
   }
