@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { EventBus } from './events/bus.ts';
+import { type EventViews, startEventViews } from './events/views.ts';
 import { buildHttpApp } from './http/app.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
@@ -54,6 +55,10 @@ export interface EventsConfig {
   enabled?: boolean;
   /** Called with the bus before anything is emitted on it: the CLI's logger subscribes here. */
   onBus?: (bus: EventBus) => void;
+  /** Events the in-memory journal keeps (GET /sim/v1/events). Default 10,000. */
+  journalSize?: number;
+  /** The live streams' bounds (tests shorten the heartbeat); unset fields take the defaults. */
+  streams?: { maxClients?: number; maxBufferBytes?: number; heartbeatMs?: number };
 }
 
 export interface RunningService {
@@ -64,6 +69,8 @@ export interface RunningService {
   world: World;
   /** The one event stream of this service (src/events). */
   bus: EventBus;
+  /** The journal and the live streams of the bus. */
+  events: EventViews;
   store: Store;
   broker: Broker;
   http: FastifyInstance;
@@ -140,6 +147,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   });
   const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled });
   config.events?.onBus?.(bus);
+  const events = startEventViews({
+    bus,
+    journal: { capacity: config.events?.journalSize },
+    streams: config.events?.streams,
+  });
+  started.push(async () => events.close());
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
   const caps = connectionCaps(config);
@@ -178,6 +191,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     adminToken: config.adminToken,
     rateLimit: config.rateLimit,
     limits: { ...config.httpLimits, maxConnections: caps.http },
+    events,
   });
   started.push(() => http.close());
   await http.ready();
@@ -200,6 +214,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     apiKey: config.apiKey,
     world,
     bus,
+    events,
     store,
     broker,
     http,
@@ -207,6 +222,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     close() {
       closing ??= (async () => {
         await http.close();
+        events.close();
         await world.close();
         await broker.close();
         await lease.release();

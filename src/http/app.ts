@@ -6,6 +6,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { v2Api } from '../api/v2/plugin.ts';
+import { consolePlugin } from '../console/plugin.ts';
+import { type EventViews, startEventViews } from '../events/views.ts';
 import { simRoutes } from '../sim/routes.ts';
 import type { World } from '../world/world.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
@@ -35,6 +37,8 @@ export interface HttpAppOptions {
   logger?: boolean;
   /** Timeouts and connection cap; defaults: DEFAULT_HTTP_LIMITS. */
   limits?: Partial<HttpLimits>;
+  /** The journal and live streams of the world's bus; default: made here, memory only. */
+  events?: EventViews;
 }
 
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
@@ -77,9 +81,19 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  await app.register(consolePlugin);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => success(now(), { status: 'ok' }));
   await app.register(v2Api, { prefix: '/api/v2', world: opts.world, rateLimit: opts.rateLimit ?? 100 });
-  await app.register(simRoutes, { prefix: '/sim/v1', world: opts.world, adminToken: opts.adminToken });
+  const events = opts.events ?? startEventViews({ bus: opts.world.bus });
+  // Open event streams would keep server.close() waiting for ever: they end first.
+  app.addHook('preClose', async () => events.streams.close());
+  if (!opts.events) app.addHook('onClose', async () => events.close());
+  await app.register(simRoutes, {
+    prefix: '/sim/v1',
+    world: opts.world,
+    adminToken: opts.adminToken,
+    events,
+  });
   return app;
 }

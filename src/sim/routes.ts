@@ -5,18 +5,23 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { reportedState } from '../../simulator/meter/index.ts';
+import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
+import { eventRoutes } from './events.ts';
+import { fleetView } from './fleet.ts';
 import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 
 export interface SimRoutesOptions {
   world: World;
   adminToken: string;
+  /** The journal and the live streams (GET /events, /events/stream). */
+  events: EventViews;
 }
 
 function tokenMatches(given: unknown, expected: string): boolean {
@@ -47,6 +52,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     if (!tokenMatches(request.headers['x-admin-token'], adminToken))
       throw new ApiError('admin_authentication_error');
   });
+  eventRoutes(app, { views: opts.events, now });
 
   /**
    * The virtual meter `id`. An external device exists but has no meter here: 409 `conflict` saying so
@@ -220,6 +226,12 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       samples: b.samples,
     }));
     return success(now(), list);
+  });
+
+  // The fleet view's rows: every device with its account, space and what its twin last saw.
+  r.get('/fleet', { schema: { tags, security } }, async () => {
+    const plugged = (id: string) => world.meter(id)?.online;
+    return success(now(), await fleetView({ store: world.store, twins: world.twins, plugged }));
   });
 
   r.get('/devices', { schema: { tags, security } }, async () => {

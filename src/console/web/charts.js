@@ -1,0 +1,58 @@
+// uPlot charts as small components: one draws a time series it is given (x in ms, IST labels).
+
+import { html } from 'htm/preact';
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+
+const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+/** `xs` ms since epoch, `ys` numbers; `label` names the series and its unit. */
+export function TimeChart({ xs, ys, label, height = 180, stepped = false }) {
+  const box = useRef(null);
+  const plot = useRef(null);
+  useEffect(() => {
+    const el = box.current;
+    const stroke = css('--accent') || '#2563eb';
+    const axis = { stroke: css('--muted') || '#666', grid: { stroke: css('--line') || '#ddd', width: 1 } };
+    plot.current = new uPlot(
+      {
+        width: el.clientWidth || 600,
+        height,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Asia/Kolkata'),
+        legend: { show: true },
+        scales: { x: { time: true } },
+        axes: [axis, { ...axis, size: 60 }],
+        series: [
+          {},
+          {
+            label,
+            stroke,
+            width: 2,
+            fill: `${stroke}22`,
+            points: { size: 4 },
+            paths: stepped ? uPlot.paths.stepped({ align: 1 }) : undefined,
+          },
+        ],
+      },
+      [[], []],
+      el,
+    );
+    const resize = new ResizeObserver(() => plot.current?.setSize({ width: el.clientWidth, height }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [label, height, stepped]);
+  useEffect(() => {
+    const p = plot.current;
+    if (!p) return;
+    p.setData([xs.map((x) => x / 1000), ys]);
+    // One point alone would stretch the axis over years: show the hour around it instead.
+    if (xs.length === 1) p.setScale('x', { min: xs[0] / 1000 - 1800, max: xs[0] / 1000 + 1800 });
+  }, [xs, ys]);
+  return html`<div class="chart" ref=${box}>
+    ${xs.length === 0 ? html`<p class="chart-empty muted">no data yet</p>` : null}
+  </div>`;
+}

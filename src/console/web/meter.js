@@ -1,0 +1,199 @@
+// One meter: what the fleet row says, its live power and balance, its history from the v2 API, every
+// control, its events and its MQTT traffic (the journal filtered by its device id).
+
+import { html } from 'htm/preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { sim, v2 } from './api.js';
+import { TimeChart } from './charts.js';
+import { Controls } from './controls.js';
+import { EventList } from './events.js';
+import { ago, istDate, istTime, kwh, relayText, rupees, tariffText, watts } from './format.js';
+import { useEvery, useLive } from './hooks.js';
+import { live, virtualNow } from './live.js';
+
+const PROPERTIES = [
+  'active_power',
+  'energy',
+  'voltage',
+  'current',
+  'power_factor',
+  'apparent_power',
+  'reactive_power',
+];
+/** How many IST days each interval shows, ending today (virtual). */
+const SPAN_DAYS = { '15m': 1, '30m': 2, '60m': 7, '1d': 30 };
+const MAX_POINTS = 600;
+
+/** Series kept per meter for the session, fed by whatever the console hears (poll or stream). */
+const seriesOf = new Map();
+function series(id) {
+  let s = seriesOf.get(id);
+  if (!s) {
+    s = { power: { xs: [], ys: [] }, balance: { xs: [], ys: [] } };
+    seriesOf.set(id, s);
+  }
+  return s;
+}
+function push(line, x, y) {
+  if (x === null || x === undefined || y === null || y === undefined) return false;
+  if (line.xs.length > 0 && x <= line.xs[line.xs.length - 1]) return false;
+  line.xs = [...line.xs, x].slice(-MAX_POINTS);
+  line.ys = [...line.ys, y].slice(-MAX_POINTS);
+  return true;
+}
+
+/** Adds older points (history, journal) under the live ones, keeping x ascending and unique. */
+function seed(line, xs, ys) {
+  const points = new Map();
+  for (const [i, x] of xs.entries()) points.set(x, ys[i]);
+  for (const [i, x] of line.xs.entries()) points.set(x, line.ys[i]);
+  const sorted = [...points.entries()].sort((a, b) => a[0] - b[0]).slice(-MAX_POINTS);
+  line.xs = sorted.map((p) => p[0]);
+  line.ys = sorted.map((p) => p[1]);
+}
+
+/** On opening: today's 15-minute power readings and the balances the journal recorded. */
+async function seedSeries(row, s) {
+  const now = virtualNow() ?? Date.now();
+  const day = istDate(now);
+  const q = `property_id=active_power&from_date=${istDate(now - 86_400_000)}&to_date=${day}&interval=15m`;
+  const [hist, journal] = await Promise.all([
+    v2(row.account_id, 'GET', `/devices/${encodeURIComponent(row.device_id)}/metrics/history?${q}`),
+    sim('GET', `/events?device_id=${encodeURIComponent(row.device_id)}&limit=500`),
+  ]);
+  if (hist.ok) {
+    const recent = hist.data.readings.filter((p) => Date.parse(p.timestamp) > now - 6 * 3_600_000);
+    seed(
+      s.power,
+      recent.map((p) => Date.parse(p.timestamp)),
+      recent.map((p) => p.value),
+    );
+  }
+  if (journal.ok) {
+    const withBalance = journal.data.events.filter((e) => typeof e.data.balance === 'number');
+    seed(
+      s.balance,
+      withBalance.map((e) => e.vt),
+      withBalance.map((e) => e.data.balance / 100),
+    );
+  }
+}
+
+function History({ row }) {
+  const [property, setProperty] = useState('active_power');
+  const [interval, setBucket] = useState('60m');
+  const [data, setData] = useState({ xs: [], ys: [], unit: '', error: null });
+  useEffect(() => {
+    const now = virtualNow() ?? Date.now();
+    const to = istDate(now);
+    const from = istDate(now - (SPAN_DAYS[interval] - 1) * 86_400_000);
+    const q = `property_id=${property}&from_date=${from}&to_date=${to}&interval=${interval}`;
+    let gone = false;
+    v2(row.account_id, 'GET', `/devices/${encodeURIComponent(row.device_id)}/metrics/history?${q}`).then(
+      (r) => {
+        if (gone) return;
+        if (!r.ok) return setData({ xs: [], ys: [], unit: '', error: r.message });
+        const readings = r.data.readings;
+        setData({
+          xs: readings.map((p) => Date.parse(p.timestamp)),
+          ys: readings.map((p) => p.value),
+          unit: readings[0]?.unit ?? '',
+          error: null,
+        });
+      },
+    );
+    return () => {
+      gone = true;
+    };
+  }, [row.device_id, property, interval]);
+  return html`<div class="card">
+    <div class="card-head"><h3>History</h3>
+      <select aria-label="history property" value=${property} onChange=${(e) => setProperty(e.currentTarget.value)}>
+        ${PROPERTIES.map((p) => html`<option value=${p}>${p}</option>`)}
+      </select>
+      <span class="pills">${Object.keys(SPAN_DAYS).map(
+        (i) => html`<button class=${i === interval ? 'on' : ''} onClick=${() => setBucket(i)}>${i}</button>`,
+      )}</span>
+    </div>
+    ${data.error ? html`<p class="bad">${data.error}</p>` : null}
+    <${TimeChart} xs=${data.xs} ys=${data.ys} label=${`${property}${data.unit ? ` (${data.unit})` : ''}`} />
+  </div>`;
+}
+
+function Facts({ row, detail, now }) {
+  const fact = (k, v) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`;
+  return html`<dl class="facts">
+    ${fact('Online', html`<span class=${`dot ${row.online ? 'on' : 'off'}`}></span>${row.online ? 'online' : 'offline'}`)}
+    ${fact('Mode', row.mode)}
+    ${fact('Relay', html`<span data-relay=${String(row.relay_state)}>${relayText(row.relay_state)}</span> <span class="muted">(commanded ${relayText(row.relay_commanded)})</span>`)}
+    ${fact('Balance', html`<span data-balance=${row.balance}>${rupees(row.balance)}</span>`)}
+    ${fact('Tariff', `${tariffText(row.active_tariff)} active · EB ${rupees(row.eb_tariff)} · DG ${rupees(row.dg_tariff)} per kWh`)}
+    ${fact('Power', watts(row.active_power))}
+    ${fact('Energy', kwh(row.energy))}
+    ${fact('Last seen', ago(row.last_seen, now))}
+    ${fact('Model', `${row.model}${detail?.firmware ? ` · fw ${detail.firmware}` : ''}`)}
+    ${detail?.wifi ? fact('WiFi', `${detail.wifi.ssid}${detail.wifi.config_mode ? ' · config mode' : ''}`) : null}
+    ${detail?.load ? fact('Load', detail.load.kind === 'constant' ? `constant ${watts(detail.load.watts)}` : `household, peak ${watts(detail.load.peakWatts)}`) : null}
+  </dl>`;
+}
+
+const TRAFFIC = /^(command\.|meter\.(connected|online|offline|info)|broker\.|contract\.)/;
+
+function MeterEvents({ id }) {
+  useLive();
+  const [older, setOlder] = useState({ events: [], error: null });
+  useEffect(() => {
+    sim('GET', `/events?device_id=${encodeURIComponent(id)}&limit=200`).then((r) =>
+      setOlder(
+        r.ok
+          ? { events: r.data.events, error: null }
+          : { events: [], error: r.status === 404 ? 'this service has no journal' : r.message },
+      ),
+    );
+  }, [id]);
+  const seen = new Set(older.events.map((e) => e.seq));
+  const all = [...older.events, ...live.events.filter((e) => e.device_id === id && !seen.has(e.seq))];
+  const traffic = all.filter((e) => TRAFFIC.test(e.type));
+  return html`<div class="two">
+    <div class="card"><h3>Events</h3>${older.error ? html`<p class="muted">${older.error}</p>` : null}
+      <${EventList} events=${all.slice(-100).reverse()} /></div>
+    <div class="card"><h3>MQTT traffic</h3><${EventList} events=${traffic.slice(-100).reverse()} /></div>
+  </div>`;
+}
+
+export function Meter({ id, onClose }) {
+  useLive();
+  const row = live.rows.get(id);
+  const [detail, setDetail] = useState(null);
+  const s = series(id);
+  const readDetail = () =>
+    sim('GET', `/devices/${encodeURIComponent(id)}`).then((r) => r.ok && setDetail(r.data));
+  useEvery(5000, readDetail, [id]);
+  const [, seeded] = useState(0);
+  useEffect(() => {
+    if (row) seedSeries(row, s).then(() => seeded((n) => n + 1));
+  }, [id]);
+  // Every value the row gains becomes a point of the live charts.
+  const last = useRef(null);
+  if (row && (row.sample_ts !== last.current?.ts || row.balance !== last.current?.balance)) {
+    const t = row.sample_ts ?? row.last_seen;
+    push(s.power, row.sample_ts, row.active_power);
+    push(s.balance, t, row.balance / 100);
+    last.current = { ts: row.sample_ts, balance: row.balance };
+  }
+  if (!row)
+    return html`<aside class="meter"><p>Meter ${id} is not in the fleet.</p><button onClick=${onClose}>Close</button></aside>`;
+  return html`<aside class="meter" data-meter=${id}>
+    <header class="meter-head">
+      <div><h2>${row.device_id}</h2><span class="muted">${row.name} · account #${row.account_id}${row.kind === 'external' ? ' · external' : ''}</span></div>
+      <button class="ghost" aria-label="close meter" onClick=${onClose}>✕</button>
+    </header>
+    <${Facts} row=${row} detail=${detail} now=${virtualNow()} />
+    <div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${140} /></div>
+    <div class="card"><h3>Balance over time (₹)</h3><${TimeChart} xs=${s.balance.xs} ys=${s.balance.ys} label="balance (₹)" height=${140} stepped=${true} /></div>
+    <${Controls} key=${`${id}:${detail ? 'read' : 'reading'}`} row=${row} detail=${detail} onChanged=${readDetail} />
+    <${History} row=${row} />
+    <${MeterEvents} id=${id} />
+    <p class="muted small">Times are IST; the live charts hold what this page heard since it opened (${istTime(s.power.xs[0])} on).</p>
+  </aside>`;
+}

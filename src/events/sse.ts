@@ -1,0 +1,190 @@
+// Live event streams (GET /sim/v1/events/stream): Server-Sent Events frames to every open client,
+// after a replay from the journal. The emitter never waits for a client: a frame is handed to the
+// socket's buffer and, once a client's unsent bytes pass a bound, that client is dropped and counted
+// (issue 9 §3). Replay goes page by page, waiting for the socket to drain between pages, and switches
+// to live in the same tick as its last page, so a resumed client gets no gap and no duplicate.
+
+import type { EventBus } from './bus.ts';
+import { type EventFilter, matches } from './filter.ts';
+import type { Journal } from './journal.ts';
+import { type DurableSource, readJournal } from './read.ts';
+import type { MeterEvent } from './schemas.ts';
+
+/** What a stream writes to: a node ServerResponse satisfies it. */
+export interface SseSink {
+  write(chunk: string): boolean;
+  readonly writableLength: number;
+  end(): void;
+  destroy(): void;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+export interface EventStreamsOptions {
+  bus: Pick<EventBus, 'subscribe'>;
+  journal: Journal;
+  durable?: DurableSource | null;
+  /** Streams open at once at most. Default 32. */
+  maxClients?: number;
+  /** A client whose unsent bytes pass this is dropped. Default 1 MiB. */
+  maxBufferBytes?: number;
+  /** A `: ping` comment this often. Default 15 s. */
+  heartbeatMs?: number;
+  /** Events per replay page. Default 500. */
+  replayPage?: number;
+}
+
+export interface EventStreamStats {
+  open: number;
+  /** Clients dropped because they did not read. */
+  dropped: number;
+  /** Clients refused because maxClients were open. */
+  refused: number;
+}
+
+interface Client {
+  sink: SseSink;
+  filter: EventFilter;
+  /** Live frames go out only once the replay is done; before that the journal has them. */
+  live: boolean;
+  lastSent: number;
+  gone: boolean;
+}
+
+export function sseFrame(e: MeterEvent): string {
+  return `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+}
+
+export class EventStreams {
+  readonly maxClients: number;
+  readonly maxBufferBytes: number;
+  readonly #journal: Journal;
+  readonly #durable: DurableSource | null;
+  readonly #replayPage: number;
+  readonly #clients = new Set<Client>();
+  readonly #unsubscribe: () => void;
+  readonly #heartbeat: NodeJS.Timeout;
+  #dropped = 0;
+  #refused = 0;
+  #closed = false;
+
+  constructor(opts: EventStreamsOptions) {
+    const { maxClients = 32, maxBufferBytes = 1024 * 1024, heartbeatMs = 15_000, replayPage = 500 } = opts;
+    for (const [name, v] of Object.entries({ maxClients, maxBufferBytes, heartbeatMs, replayPage })) {
+      if (!Number.isInteger(v) || v < 1)
+        throw new TypeError(`EventStreams: ${name} must be a positive integer, not ${v}`);
+    }
+    this.maxClients = maxClients;
+    this.maxBufferBytes = maxBufferBytes;
+    this.#journal = opts.journal;
+    this.#durable = opts.durable ?? null;
+    this.#replayPage = replayPage;
+    this.#unsubscribe = opts.bus.subscribe((e) => this.#onEvent(e));
+    this.#heartbeat = setInterval(() => this.#ping(), heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  get stats(): EventStreamStats {
+    return { open: this.#clients.size, dropped: this.#dropped, refused: this.#refused };
+  }
+
+  /** Whether one more stream may open; counts the refusal when not. */
+  admit(): boolean {
+    if (!this.#closed && this.#clients.size < this.maxClients) return true;
+    this.#refused++;
+    return false;
+  }
+
+  /**
+   * Streams to `sink` from now on: the events after `since` first (from the journal, and the store
+   * before it), then live. Without `since` it starts live. The caller has written the headers.
+   */
+  open(sink: SseSink, filter: EventFilter, since?: number): void {
+    const client: Client = { sink, filter, live: since === undefined, lastSent: since ?? 0, gone: false };
+    this.#clients.add(client);
+    sink.once('close', () => this.#remove(client));
+    if (since !== undefined) void this.#replay(client).catch(() => this.#drop(client));
+  }
+
+  /** Ends every stream (the service is stopping) and stops listening to the bus. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe();
+    clearInterval(this.#heartbeat);
+    for (const c of this.#clients) {
+      c.gone = true;
+      c.sink.end();
+    }
+    this.#clients.clear();
+  }
+
+  #onEvent(e: MeterEvent): void {
+    if (this.#clients.size === 0) return;
+    let frame: string | null = null;
+    for (const c of this.#clients) {
+      if (!c.live || e.seq <= c.lastSent || !matches(c.filter, e)) continue;
+      frame ??= sseFrame(e);
+      this.#send(c, frame);
+      c.lastSent = e.seq;
+    }
+  }
+
+  async #replay(c: Client): Promise<void> {
+    for (;;) {
+      if (c.gone) return;
+      if (this.#durable !== null && c.lastSent < this.#journal.oldestSeq - 1) {
+        // Older than memory: the store's durable events, a page at a time.
+        const page = await readJournal(this.#journal, this.#durable, {
+          since: c.lastSent,
+          filter: c.filter,
+          limit: this.#replayPage,
+        });
+        if (c.gone) return;
+        for (const e of page.events) this.#send(c, sseFrame(e));
+        // Not live yet even if caught up: an event may be emitted between that answer and this line,
+        // so the next turn reads memory and switches in the same tick as its read.
+        c.lastSent = page.next_since;
+      } else {
+        const events = this.#journal.after(c.lastSent, c.filter, this.#replayPage);
+        for (const e of events) this.#send(c, sseFrame(e));
+        if (events.length < this.#replayPage) {
+          // Caught up, in the same tick as the read: the next event emitted goes out live.
+          c.lastSent = Math.max(c.lastSent, this.#journal.lastSeq);
+          c.live = true;
+          return;
+        }
+        c.lastSent = events.at(-1)!.seq;
+      }
+      if (c.sink.writableLength > this.maxBufferBytes / 2) await drained(c.sink);
+    }
+  }
+
+  #send(c: Client, frame: string): void {
+    if (c.gone) return;
+    c.sink.write(frame);
+    if (c.sink.writableLength > this.maxBufferBytes) this.#drop(c);
+  }
+
+  #ping(): void {
+    for (const c of this.#clients) if (c.live) this.#send(c, ': ping\n\n');
+  }
+
+  #drop(c: Client): void {
+    if (c.gone) return;
+    this.#dropped++;
+    this.#remove(c);
+    c.sink.destroy();
+  }
+
+  #remove(c: Client): void {
+    c.gone = true;
+    this.#clients.delete(c);
+  }
+}
+
+function drained(sink: SseSink): Promise<void> {
+  return new Promise((resolve) => {
+    sink.once('drain', resolve);
+    sink.once('close', resolve);
+  });
+}

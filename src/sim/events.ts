@@ -1,0 +1,137 @@
+// GET /sim/v1/events (the journal) and GET /sim/v1/events/stream (Server-Sent Events), as agreed in
+// issue 9 §3: same filters, same admin token (checked by simRoutes' hook before these run).
+
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { type EventFilter, parseTypeList, typeListHelp } from '../events/filter.ts';
+import { readJournal } from '../events/read.ts';
+import type { EventViews } from '../events/views.ts';
+import { success } from '../http/envelope.ts';
+import { ApiError } from '../http/errors.ts';
+
+/** A seq as written in a URL or a Last-Event-ID: canonical decimal, 0 allowed (spec-decisions 42). */
+const SEQ = /^(0|[1-9][0-9]{0,15})$/;
+const seqParam = z
+  .string()
+  .regex(SEQ, { error: 'must be a sequence number: a whole number ≥ 0 in decimal', abort: true })
+  .transform(Number)
+  .pipe(z.number().max(Number.MAX_SAFE_INTEGER, { error: 'must be at most 2^53 - 1' }))
+  .meta({ type: 'integer', minimum: 0, pattern: undefined });
+
+const typeParam = z
+  .string()
+  .transform((list, ctx) => {
+    const parsed = parseTypeList(list);
+    if (parsed.ok) return parsed.types;
+    ctx.addIssue({ code: 'custom', message: `unknown event type '${parsed.bad}': give ${typeListHelp()}` });
+    return z.NEVER;
+  })
+  .meta({ type: 'string', description: 'comma-separated event types (meter.relay) or families (meter.*)' });
+
+const filters = {
+  type: typeParam.optional(),
+  device_id: z.string().min(1).max(64).optional(),
+  since: seqParam.optional().describe('only events with a greater seq, oldest first'),
+};
+
+export const journalQuery = z.strictObject({
+  ...filters,
+  limit: z
+    .string()
+    .regex(/^[1-9][0-9]{0,3}$/, { error: 'limit must be a whole number from 1 to 1000', abort: true })
+    .transform(Number)
+    .pipe(z.number().max(1000, { error: 'limit must be a whole number from 1 to 1000' }))
+    .meta({ type: 'integer', minimum: 1, maximum: 1000, pattern: undefined })
+    .optional()
+    .describe('at most this many events (default 100)'),
+});
+export const streamQuery = z.strictObject(filters);
+// Loose: the other headers stay as they came (a strict or stripping schema would replace them).
+const lastEventId = z.looseObject({ 'last-event-id': seqParam.optional() });
+
+function filterOf(q: { type?: Set<string>; device_id?: string }): EventFilter {
+  const f: EventFilter = {};
+  if (q.type !== undefined) f.types = q.type as EventFilter['types'];
+  if (q.device_id !== undefined) f.deviceId = q.device_id;
+  return f;
+}
+
+export interface EventRoutesOptions {
+  views: EventViews;
+  now: () => number;
+}
+
+/** Registered by simRoutes on its own instance, after its admin-token hook. */
+export function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): void {
+  const { views, now } = opts;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['simulation'];
+  const security = [{ adminToken: [] }];
+
+  r.get(
+    '/events',
+    {
+      schema: {
+        tags,
+        security,
+        querystring: journalQuery,
+        description:
+          'The journal: without since the newest limit events; with it the events after it, oldest first. ' +
+          'Before oldest_seq only the durable types (money, meter state) are kept, in the store.',
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const answer = await readJournal(views.journal, views.durable, {
+        since: q.since,
+        filter: filterOf(q),
+        limit: q.limit ?? 100,
+      });
+      return success(now(), answer);
+    },
+  );
+
+  r.get(
+    '/events/stream',
+    {
+      schema: {
+        tags,
+        security,
+        querystring: streamQuery,
+        headers: lastEventId,
+        description:
+          'Server-Sent Events: one frame per event (id: seq, event: type, data: the event as JSON), a ' +
+          '`: ping` comment every 15 s. Resumes after Last-Event-ID or since; without either it starts live.',
+      },
+    },
+    async (req, reply) => {
+      const { streams } = views;
+      if (!streams.admit()) {
+        reply.header('retry-after', '5');
+        throw new ApiError(
+          'service_unavailable',
+          `at most ${streams.maxClients} event streams may be open at once; close one or retry later`,
+        );
+      }
+      const header = req.headers['last-event-id'] as unknown as number | undefined;
+      const since =
+        header === undefined && req.query.since === undefined
+          ? undefined
+          : Math.max(header ?? 0, req.query.since ?? 0);
+      // The stream outlives fastify's reply cycle: the socket is ours from here on.
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        // Tells a proxy in front (nginx) not to buffer the stream.
+        'x-accel-buffering': 'no',
+      });
+      res.socket?.setNoDelay(true);
+      res.write(': meterstack events\n\n');
+      streams.open(res, filterOf(req.query), since);
+    },
+  );
+}

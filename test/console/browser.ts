@@ -1,0 +1,55 @@
+// Real Chromium for the console's tests and screenshots: Debian's /usr/bin/chromium driven by
+// playwright-core, headless. playwright's launch() gives each browser a fresh temporary profile
+// directory of its own and removes it on close (it refuses a --user-data-dir argument).
+
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.METERSTACK_CHROMIUM ?? '/usr/bin/chromium';
+
+export interface TestBrowser {
+  browser: Browser;
+  /** A new page at 1280×800, with page errors collected into `errors`. */
+  page(opts?: { colorScheme?: 'light' | 'dark' }): Promise<Page>;
+  errors: string[];
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<TestBrowser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+  const errors: string[] = [];
+  return {
+    browser,
+    errors,
+    async page(opts = {}) {
+      const context = await browser.newContext({
+        viewport: { width: 1280, height: 800 },
+        colorScheme: opts.colorScheme ?? 'light',
+      });
+      const page = await context.newPage();
+      page.on('pageerror', (e) => errors.push(e.message));
+      return page;
+    },
+    async close() {
+      await browser.close();
+    },
+  };
+}
+
+/** Opens the console at `url` and gives it the admin token. */
+export async function openConsole(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('admin token').fill(token);
+  await page.getByRole('button', { name: 'Open' }).click();
+  await page.locator('[data-device]').first().waitFor();
+}
