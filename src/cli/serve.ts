@@ -2,6 +2,9 @@ import { BusLogger } from '../log/bus-logger.ts';
 import { createLogger } from '../log/logger.ts';
 import { startService } from '../service.ts';
 import { WorldOwnedError } from '../store/world-owner.ts';
+import { toIstIsoSeconds } from '../time/ist.ts';
+import { DEMO_METERS } from '../world/demo.ts';
+import { demoNote } from '../world/demo-notes.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
 
@@ -63,8 +66,16 @@ export async function runServe(argv: string[]): Promise<void> {
       db: config.db,
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,
-      clockIso: new Date(svc.world.clock.now()).toISOString(),
+      clockIso: toIstIsoSeconds(svc.world.clock.now()),
       speed: config.speed,
+      demoMeters: DEMO_METERS.map((def) => {
+        const deviceId = def.deviceId ?? '';
+        const meter = svc.world.meter(deviceId);
+        return {
+          deviceId,
+          note: demoNote({ def, state: meter?.state, online: meter?.online ?? def.online !== false }),
+        };
+      }),
     }),
   );
   let stopping = false;
