@@ -85,6 +85,7 @@ export async function runServe(argv: string[]): Promise<void> {
     say('info', `${signal}: shutting down, flushing readings`);
     try {
       await svc.close();
+      busLogger?.flush(); // a flood's summary before the last line
       say('info', 'stopped cleanly');
     } catch (err) {
       say('error', `shutdown: ${(err as Error).message}`);

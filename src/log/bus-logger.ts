@@ -71,6 +71,11 @@ export class BusLogger {
     this.#unsubscribe = bus.subscribe((e) => this.#onEvent(e));
   }
 
+  /** Tells now what floods counted so far (at a stop, before the last line). */
+  flush(): void {
+    this.#flood.flush();
+  }
+
   /** Stops listening; tells what a flood counted so far and the throughput since the last line. */
   close(): void {
     this.#unsubscribe();
