@@ -2,7 +2,7 @@
 // line (event-lines.ts says how), with the virtual time in IST beside pino's wall time. Floods are
 // summed up: past `floodLines` lines of one (type, level) in an interval, the rest are only counted and
 // told as one summary line when the interval ends (src/log/bounded.ts, one budget per key, so a flood
-// of 401s never hides a cut-off). Telemetry is told as a fleet throughput line per minute at info.
+// of 401s never hides a cut-off). Telemetry is told as a fleet throughput line every 5 min at info.
 // A view only [STYLE 10]: it subscribes, it never reaches into what emitted.
 
 import type { Logger } from 'pino';
@@ -18,7 +18,7 @@ export interface BusLoggerOptions {
   floodLines?: number;
   /** Wall ms. Default 5000. */
   floodIntervalMs?: number;
-  /** Wall ms between fleet throughput lines (info), none when nothing reported; 0: none. Default 60,000. */
+  /** Wall ms between fleet throughput lines (info), none when nothing reported; 0: none. Default 5 min. */
   throughputIntervalMs?: number;
 }
 
@@ -63,7 +63,7 @@ export class BusLogger {
       budget: 'key',
       summarize: (counted) => this.#summarize(counted),
     });
-    const every = opts.throughputIntervalMs ?? 60_000;
+    const every = opts.throughputIntervalMs ?? 300_000;
     if (every > 0) {
       this.#throughputTimer = setInterval(() => this.#throughput(), every);
       this.#throughputTimer.unref();

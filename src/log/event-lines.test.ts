@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES, type EventData, type EventType, type MeterEvent } from '../events/schemas.ts';
-import { dataOf, duration, LINES, levelOf, messageOf, rupees } from './event-lines.ts';
+import { dataOf, duration, LINES, levelOf, messageOf, redactUrl, rupees } from './event-lines.ts';
 
 function ev<T extends EventType>(type: T, data: EventData<T>, device_id?: string): MeterEvent {
   return { seq: 1, type, vt: 0, wt: 0, data, ...(device_id ? { device_id } : {}) } as MeterEvent;
@@ -160,5 +160,22 @@ describe('event lines (issue 9 §2)', () => {
     expect(levelOf(e)).toBe('debug');
     expect(messageOf(e)).toBe('telemetry: 3 meters, 5 messages, 6 samples in 1.0 s');
     expect(dataOf(e)).toEqual({ interval_ms: 1000, messages: 5, samples: 6, meter_count: 3 });
+  });
+
+  it('masks secret-looking query values of a request URL, in the message and the data', () => {
+    expect(redactUrl('/api/v2/spaces/?api_key=msk_x&page=2&token=t')).toBe(
+      '/api/v2/spaces/?api_key=***&page=2&token=***',
+    );
+    expect(redactUrl('/api/v2/spaces/')).toBe('/api/v2/spaces/');
+    const e = ev('http.request', {
+      method: 'GET',
+      route: '/api/v2/spaces/',
+      url: '/api/v2/spaces/?X-Service-API-Key=msk_secret',
+      status: 401,
+      latency_ms: 1,
+      account_id: null,
+    });
+    expect(messageOf(e)).not.toContain('msk_secret');
+    expect(JSON.stringify(dataOf(e))).not.toContain('msk_secret');
   });
 });

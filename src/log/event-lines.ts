@@ -49,6 +49,23 @@ const OFFLINE: Record<EventData<'meter.offline'>['reason'], string> = {
   unplugged: 'unplugged through /sim/v1',
 };
 
+/** Query parameters whose values a log line never shows, should a client put a secret in the URL. */
+const SECRET_PARAM = /key|token|secret|password|auth/i;
+
+/** The URL with the values of secret-looking query parameters masked (the v2 key goes in a header). */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((p) => {
+      const eq = p.indexOf('=');
+      return eq > 0 && SECRET_PARAM.test(p.slice(0, eq)) ? `${p.slice(0, eq)}=***` : p;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
 const tariffName = (t: 1 | 2) => (t === 1 ? 'EB (grid)' : 'DG (generator)');
 
 export const LINES: LineTable = {
@@ -112,7 +129,7 @@ export const LINES: LineTable = {
     // 4xx at info: the person at the other end of a refused request is who reads these logs.
     level: (d) => (d.status >= 500 ? 'error' : d.status >= 400 ? 'info' : 'debug'),
     msg: (d) =>
-      `${d.method} ${d.url} ${d.status} ${d.latency_ms.toFixed(1)} ms` +
+      `${d.method} ${redactUrl(d.url)} ${d.status} ${d.latency_ms.toFixed(1)} ms` +
       `${d.code ? ` ${d.code}` : ''}${d.account_id === null ? '' : ` (account ${d.account_id})`}`,
   },
   'broker.refused': {
@@ -153,10 +170,15 @@ export function messageOf(e: MeterEvent): string {
 /**
  * The event's fields as a JSON log line holds them: all of `data`, except that a telemetry summary
  * gives its meter count, not every meter (10,000 of them a second is a journal's job, not a log's), and
- * a `log` event has no data beyond its message and level.
+ * a `log` event has no data beyond its message and level, and a request's URL has secret-looking query
+ * values masked.
  */
 export function dataOf(e: MeterEvent): object | undefined {
   if (e.type === 'log') return undefined;
+  if (e.type === 'http.request') {
+    const d = e.data as EventData<'http.request'>;
+    return d.url.includes('?') ? { ...d, url: redactUrl(d.url) } : d;
+  }
   if (e.type === 'telemetry.summary') {
     const { meters, ...rest } = e.data as EventData<'telemetry.summary'>;
     return { ...rest, meter_count: meters.length };

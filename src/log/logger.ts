@@ -14,7 +14,7 @@ export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 export interface LoggerOptions {
   format: LogFormat;
   level: LogLevel;
-  /** Colours in the pretty format. Default: whether stdout is a terminal. */
+  /** Colours in the pretty format. Default: when stdout is a terminal and NO_COLOR is not set. */
   colorize?: boolean;
   /** Where debug and info lines go. Default: stdout. */
   out?: DestinationStream;
@@ -63,7 +63,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     );
   }
   const pretty = prettyFactory({
-    colorize: opts.colorize ?? Boolean(process.stdout.isTTY),
+    colorize: opts.colorize ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR),
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname',
     hideObject: true,
