@@ -222,14 +222,15 @@ describe('BusLogger, telemetry and the pretty format', () => {
     const { bus, out, err } = setup('info', 'pretty');
     bus.emit('meter.cutoff', { balance: -42 }, { deviceId: 'MTR-B201' });
     bus.emit('log', { level: 'warn', msg: 'MQTT port 1883 is in use, using 1884 instead' });
+    bus.emit('command.sent', { id: 'c1', op: 'set_relay' }, { deviceId: 'MTR-A101' }); // below info
     expect(out.lines()).toEqual([
       expect.stringMatching(
-        /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: 2026-11-25T01:50:00\+05:30 meter\.cutoff {5}MTR-B201 cut off: prepaid balance -₹0\.42$/,
+        /^\[\d\d:\d\d:\d\d\.\d{3}\] {2}INFO: 2026-11-25T01:50:00\+05:30 meter\.cutoff {5}MTR-B201 cut off: prepaid balance -₹0\.42$/,
       ),
     ]);
     expect(err.lines()).toEqual([
       expect.stringMatching(
-        /^\[[\d:.]+\] WARN: 2026-11-25T01:50:00\+05:30 MQTT port 1883 is in use, using 1884 instead$/,
+        /^\[[\d:.]+\] {2}WARN: 2026-11-25T01:50:00\+05:30 MQTT port 1883 is in use, using 1884 instead$/,
       ),
     ]);
   });

@@ -69,7 +69,10 @@ export function redactUrl(url: string): string {
 const tariffName = (t: 1 | 2) => (t === 1 ? 'EB (grid)' : 'DG (generator)');
 
 export const LINES: LineTable = {
-  'meter.connected': { level: 'info', msg: (d, dev) => `${dev} connected (MQTT client ${d.client_id})` },
+  'meter.connected': {
+    level: 'info',
+    msg: (d, dev) => `${dev} connected${d.client_id === dev ? '' : ` (MQTT client ${d.client_id})`}`,
+  },
   'meter.online': { level: 'info', msg: (_, dev) => `${dev} online` },
   'meter.offline': { level: 'info', msg: (d, dev) => `${dev} offline: ${OFFLINE[d.reason]}` },
   'meter.info': {
@@ -90,7 +93,7 @@ export const LINES: LineTable = {
     level: 'info',
     msg: (d, dev) =>
       `${dev} tariff ${tariffName(d.active_tariff)}${d.was !== null && d.was !== d.active_tariff ? `, was ${tariffName(d.was)}` : ''}` +
-      ` (EB ${rupees(d.eb_tariff)}/kWh, DG ${rupees(d.dg_tariff)}/kWh)`,
+      `; EB ${rupees(d.eb_tariff)}/kWh, DG ${rupees(d.dg_tariff)}/kWh`,
   },
   'meter.wifi': {
     level: 'info',

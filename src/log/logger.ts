@@ -4,6 +4,7 @@
 // event, the banner and the log keep their order, and nothing is lost at process.exit. What keeps
 // this cheap is the bus logger's flood summaries, not a buffer (spec-decisions 60).
 
+import { stripVTControlCharacters } from 'node:util';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { LogLevel } from './event-lines.ts';
@@ -69,6 +70,13 @@ export function createLogger(opts: LoggerOptions): Logger {
     hideObject: true,
     singleLine: true,
     messageFormat: prettyMessage,
+    // Right-aligned, so that DEBUG and INFO lines start their text in the same column.
+    customPrettifiers: {
+      level: (_level, _key, _log, extras) => {
+        const { labelColorized } = extras as { labelColorized: string };
+        return `${' '.repeat(Math.max(0, 5 - stripVTControlCharacters(labelColorized).length))}${labelColorized}`;
+      },
+    },
   });
   const through = (dest: DestinationStream): DestinationStream => ({
     write: (line: string) => dest.write(withEol(pretty(line))),

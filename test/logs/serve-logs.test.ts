@@ -247,7 +247,7 @@ describe('meterstack serve --log-level and --log-format values', () => {
     }
     const plain = stripVTControlCharacters(out);
     expect(plain).toMatch(
-      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30 MQTT broker listening on mqtt:/m,
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] {2}INFO: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30 MQTT broker listening on mqtt:/m,
     );
     expect(plain).not.toMatch(/^\{"level"/m);
   });
