@@ -2,7 +2,13 @@
 // keep the default (info) about what happened (spec-decisions 59).
 
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, type EventData, type EventType, type MeterEvent } from '../events/schemas.ts';
+import {
+  EVENT_TYPES,
+  type EventData,
+  EventSchema,
+  type EventType,
+  type MeterEvent,
+} from '../events/schemas.ts';
 import { dataOf, duration, LINES, levelOf, messageOf, redactUrl, rupees } from './event-lines.ts';
 
 function ev<T extends EventType>(type: T, data: EventData<T>, device_id?: string): MeterEvent {
@@ -177,5 +183,55 @@ describe('event lines (issue 9 §2)', () => {
     });
     expect(messageOf(e)).not.toContain('msk_secret');
     expect(JSON.stringify(dataOf(e))).not.toContain('msk_secret');
+  });
+
+  it('every event type, with valid data, gives a level and a message naming the meter', () => {
+    const relay = { commanded: true, effective: true };
+    const samples: { [T in EventType]: EventData<T> } = {
+      'meter.connected': { client_id: 'MTR-1' },
+      'meter.online': { since: 5 },
+      'meter.offline': { reason: 'bye' },
+      'meter.info': {
+        model: 'full',
+        firmware: '1.2',
+        has_relay: true,
+        telemetry_period_s: 60,
+        changed: ['firmware'],
+      },
+      'meter.relay': { ...relay, was: { commanded: false, effective: false } },
+      'meter.mode': { mode: 'prepaid', was: 'postpaid' },
+      'meter.tariff': { active_tariff: 2, was: 1, eb_tariff: 800, dg_tariff: 2000 },
+      'meter.wifi': { wifi_type: 'Secondary', config_mode: true },
+      'meter.cutoff': { balance: -1 },
+      'meter.restored': { balance: 100 },
+      'money.recharge': {
+        outcome: 'refused',
+        transaction_id: 't',
+        amount: 1,
+        ledger_seq: null,
+        balance: null,
+        reason: 'offline',
+      },
+      'command.sent': { id: 'c', op: 'set_mode' },
+      'command.acked': { id: 'c', op: 'set_mode', latency_ms: 1 },
+      'command.refused': { id: 'c', op: 'set_mode', code: 'bad', message: 'no', latency_ms: 1 },
+      'command.timeout': { id: 'c', op: 'set_mode', after_ms: 5000 },
+      'http.request': { method: 'GET', route: '/', url: '/', status: 200, latency_ms: 1, account_id: null },
+      'broker.refused': { client_id: 'c', username: null, reason: 'rate' },
+      'contract.refused': { reason: 'bad payload', count: 3, detail: 'telemetry' },
+      'clock.advanced': { from: 0, to: 1 },
+      'clock.speed': { speed: 10, was: 1 },
+      'telemetry.summary': { interval_ms: 1000, messages: 0, samples: 0, meters: [] },
+      log: { level: 'error', msg: 'boom' },
+    };
+    for (const type of EVENT_TYPES) {
+      const e = ev(type, samples[type] as EventData<typeof type>, 'MTR-1');
+      expect(EventSchema.safeParse(e).success, type).toBe(true);
+      expect(['debug', 'info', 'warn', 'error'], type).toContain(levelOf(e));
+      const msg = messageOf(e);
+      expect(msg.length, type).toBeGreaterThan(0);
+      if (type.startsWith('meter.') || type.startsWith('command.') || type === 'money.recharge')
+        expect(msg, type).toContain('MTR-1');
+    }
   });
 });
