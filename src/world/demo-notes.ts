@@ -16,7 +16,7 @@ export interface DemoMeterNow {
 const SOON_H = 48;
 
 const rupees = (paise: number) =>
-  `₹${(paise / 100).toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  `${paise < 0 ? '-' : ''}₹${(Math.abs(paise) / 100).toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 const kw = (watts: number) => (watts >= 1000 ? `${watts / 1000} kW` : `${watts} W`);
 
@@ -41,7 +41,9 @@ export function demoNote(m: DemoMeterNow): string {
   let told = false; // the load, by the cut-off estimate
   if (mode === 'prepaid') {
     const balance = state ? balancePaise(state.balance) : (def.balance ?? 0);
-    let prepaid = `prepaid ${rupees(balance)}`;
+    // A prepaid meter's relay opens once its balance goes below zero [M-6]; a restart finds it so.
+    let prepaid =
+      balance < 0 ? `prepaid, cut off at ${rupees(balance)}: recharge it` : `prepaid ${rupees(balance)}`;
     const tariff = state ? (dg ? state.dgTariff : state.ebTariff) : 0;
     if (load?.kind === 'constant' && load.watts > 0 && tariff > 0 && balance > 0) {
       const hours = balance / ((load.watts / 1000) * tariff);
