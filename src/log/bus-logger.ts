@@ -38,7 +38,7 @@ function floodName(e: MeterEvent): string | undefined {
   }
   if (e.type === 'broker.refused') {
     const d = e.data as MeterEvent<'broker.refused'>['data'];
-    return d.username ?? d.client_id;
+    return d.username ?? (d.client_id || d.peer);
   }
   return undefined;
 }
@@ -76,12 +76,11 @@ export class BusLogger {
     this.#flood.flush();
   }
 
-  /** Stops listening; tells what a flood counted so far and the throughput since the last line. */
+  /** Stops listening; tells what a flood counted so far. */
   close(): void {
     this.#unsubscribe();
     if (this.#throughputTimer) clearInterval(this.#throughputTimer);
     this.#flood.flush();
-    this.#throughput();
   }
 
   #onEvent(e: MeterEvent): void {

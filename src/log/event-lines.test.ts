@@ -133,7 +133,24 @@ describe('event lines (issue 9 §2)', () => {
       'a refused login: warn',
       ev('broker.refused', { client_id: 'x', username: 'MTR-Z', reason: 'bad username or password' }),
       'warn',
-      'MQTT login refused: client x, user MTR-Z: bad username or password',
+      'MQTT login refused (client x, user MTR-Z): bad username or password',
+    ],
+    [
+      'refused connections summed up by the broker: the count',
+      ev('broker.refused', {
+        client_id: '',
+        username: null,
+        reason: 'over the connection rate',
+        count: 1532,
+      }),
+      'warn',
+      '1,532 MQTT connections refused: over the connection rate',
+    ],
+    [
+      'a refused connection, by its peer',
+      ev('broker.refused', { client_id: '', username: null, reason: 'at the cap', peer: '10.0.0.9:5000' }),
+      'warn',
+      'MQTT connection refused (from 10.0.0.9:5000): at the cap',
     ],
     [
       'a clock jump, to IST',
@@ -151,6 +168,22 @@ describe('event lines (issue 9 §2)', () => {
   it.each(cases)('%s', (_, e, level, msg) => {
     expect(levelOf(e)).toBe(level);
     expect(messageOf(e)).toBe(msg);
+  });
+
+  it("a meter's first info (every field named) is debug; a change of some fields is info, naming them", () => {
+    const info = { model: 'full', firmware: '1.0', has_relay: true, telemetry_period_s: 60 };
+    const first = ev(
+      'meter.info',
+      { ...info, changed: ['model', 'firmware', 'has_relay', 'telemetry_period_s', 'properties'] },
+      'M',
+    );
+    expect(levelOf(first)).toBe('debug');
+    expect(messageOf(first)).toBe('M info: model full, firmware 1.0, with relay, telemetry every 60 s');
+    const update = ev('meter.info', { ...info, firmware: '1.1', changed: ['firmware'] }, 'M');
+    expect(levelOf(update)).toBe('info');
+    expect(messageOf(update)).toBe(
+      'M info: model full, firmware 1.1, with relay, telemetry every 60 s (changed: firmware)',
+    );
   });
 
   it('a telemetry summary is debug and its JSON data gives the meter count, not every meter', () => {

@@ -1,10 +1,10 @@
 // How each event on the bus becomes one log line: its level and a short human message (issue 9 §2).
 // Pure: the bus logger (bus-logger.ts) decides whether and where to write it. The levels are chosen so
 // that the default (info) tells a person what happened without drowning them (spec-decisions 59):
-//   info   meter connected / online / offline / info, state changes, money, the clock, 4xx requests
+//   info   meter connected / online / offline / info changed, state changes, money, the clock, 4xx
 //   warn   refusals: commands refused or timed out, recharges refused or duplicate, broker and contract
 //   error  5xx requests
-//   debug  commands sent and acked, 2xx/3xx requests, telemetry summaries
+//   debug  commands sent and acked, 2xx/3xx requests, telemetry summaries, a meter's first info
 // A `log` event (the service's own message) keeps the level it was written at.
 
 import type { EventData, EventType, MeterEvent } from '../events/schemas.ts';
@@ -66,6 +66,9 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
+const INFO_FIELDS = ['model', 'firmware', 'has_relay', 'telemetry_period_s'] as const;
+const firstInfo = (d: EventData<'meter.info'>) => INFO_FIELDS.every((f) => d.changed.includes(f));
+
 const tariffName = (t: 1 | 2) => (t === 1 ? 'EB (grid)' : 'DG (generator)');
 
 export const LINES: LineTable = {
@@ -76,10 +79,12 @@ export const LINES: LineTable = {
   'meter.online': { level: 'info', msg: (_, dev) => `${dev} online` },
   'meter.offline': { level: 'info', msg: (d, dev) => `${dev} offline: ${OFFLINE[d.reason]}` },
   'meter.info': {
-    level: 'info',
+    // A meter's first info names every field: the service learned it, nothing changed (debug). A
+    // change of some (a firmware update, a new telemetry period) is news (info).
+    level: (d) => (firstInfo(d) ? 'debug' : 'info'),
     msg: (d, dev) =>
       `${dev} info: model ${d.model}, firmware ${d.firmware}, ${d.has_relay ? 'with' : 'no'} relay, ` +
-      `telemetry every ${d.telemetry_period_s} s (changed: ${d.changed.join(', ') || 'none'})`,
+      `telemetry every ${d.telemetry_period_s} s${firstInfo(d) ? '' : ` (changed: ${d.changed.join(', ')})`}`,
   },
   'meter.relay': {
     level: 'info',
@@ -137,8 +142,20 @@ export const LINES: LineTable = {
   },
   'broker.refused': {
     level: 'warn',
-    msg: (d) =>
-      `MQTT login refused: client ${d.client_id}${d.username === null ? '' : `, user ${d.username}`}: ${d.reason}`,
+    msg: (d) => {
+      // A refused CONNECT names its client and user; a refused connection only its peer [MC-10.5].
+      const who = [
+        d.client_id ? `client ${d.client_id}` : '',
+        d.username === null ? '' : `user ${d.username}`,
+        d.peer ? `from ${d.peer}` : '',
+      ].filter(Boolean);
+      const what = d.client_id || d.username !== null ? 'login' : 'connection';
+      const n = d.count ?? 1;
+      return (
+        `${n === 1 ? `MQTT ${what}` : `${n.toLocaleString('en')} MQTT ${what}s`} refused` +
+        `${who.length > 0 ? ` (${who.join(', ')})` : ''}: ${d.reason}`
+      );
+    },
   },
   'contract.refused': {
     level: 'warn',
