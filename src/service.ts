@@ -85,7 +85,7 @@ export const ADMIN_MQTT_USERNAME = 'admin';
  * The connection caps, lowered if need be so that both fit under the open-files limit: at that limit
  * accept() fails for HTTP and MQTT alike (issue 8 item 6).
  */
-function connectionCaps(config: ServiceConfig): { http: number; mqtt: number } {
+function connectionCaps(config: ServiceConfig, log: Log): { http: number; mqtt: number } {
   const asked = {
     http: config.httpLimits?.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections,
     mqtt: config.mqttLimits?.maxConnections ?? DEFAULT_BROKER_LIMITS.maxConnections,
@@ -97,7 +97,7 @@ function connectionCaps(config: ServiceConfig): { http: number; mqtt: number } {
     const explicit =
       asked.http !== DEFAULT_HTTP_LIMITS.maxConnections ||
       asked.mqtt !== DEFAULT_BROKER_LIMITS.maxConnections;
-    config.log(
+    log(
       explicit ? 'warn' : 'info',
       `connection caps HTTP ${caps.http}, MQTT ${caps.mqtt} instead of ${asked.http} and ${asked.mqtt}: ` +
         `the open-files limit is ${fdLimit} (ulimit -n), ${RESERVED_FDS} descriptors kept free`,
@@ -127,9 +127,13 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   // [OWNER-1] One process runs the world on a store: a second one is refused here, before it
   // opens a port or touches a meter, with WorldOwnedError naming the holder.
   let running: RunningService | null = null;
+  // Until the bus exists, the service's messages go to config.log alone; from then on also onto the
+  // bus as `log` events (issue 9 §2). The lease's later lines (renewal failed, taken over) take the
+  // bus too, through this late binding.
+  let log: Log = config.log;
   const lease = await WorldOwnerLease.acquire({
     store,
-    log: config.log,
+    log: (level, msg) => log(level, msg),
     onLost: () => {
       running?.world.abandonStore();
       void (running?.close() ?? Promise.resolve()).finally(() => config.onOwnerLost?.());
@@ -153,14 +157,18 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     streams: config.events?.streams,
   });
   started.push(async () => events.close());
+  log = (level, msg) => {
+    config.log(level, msg);
+    bus.emit('log', { level, msg });
+  };
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
-  const caps = connectionCaps(config);
+  const caps = connectionCaps(config, log);
   const broker = await startBroker({
     host: config.host,
     port: config.mqttPort,
     strictPort: config.strictPort,
-    log: config.log,
+    log,
     bus,
     limits: { ...config.mqttLimits, maxConnections: caps.mqtt },
     authenticate: async (username, password) => {
@@ -180,7 +188,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     mqttUrl: broker.url,
     service,
     commandTimeoutMs: config.commandTimeoutMs,
-    log: config.log,
+    log,
     bus,
   });
   started.push(() => world.close());
@@ -200,7 +208,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     strict: config.strictPort,
     what: 'HTTP',
     host: config.host,
-    log: config.log,
+    log,
   });
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const httpUrl = `http://${host}:${port}`;

@@ -1,6 +1,7 @@
-// What `meterstack serve` prints once it is up: only what is true of this run. With the demo world,
-// its key and calls that use it; without (--no-demo), how to make an account, a key and a meter
-// through /sim/v1 (issue 8 item 20).
+// What `meterstack serve` prints once it is up: only what is true of this run. The web console first
+// (issue 9 §4); with the demo world, its key, its meters and what makes each worth a look, and calls
+// that use them; without (--no-demo), how to make an account, a key and a meter through /sim/v1
+// (issue 8 item 20).
 
 import type { RunningService } from '../service.ts';
 
@@ -9,8 +10,11 @@ export interface BannerInput {
   db: string;
   demo: boolean;
   generatedAdminToken: boolean;
+  /** Virtual now as the API shows it (IST). */
   clockIso: string;
   speed: number;
+  /** The demo meters, each with what makes it worth a look (src/world/demo-notes.ts). */
+  demoMeters?: { deviceId: string; note: string }[];
 }
 
 export function banner(b: BannerInput): string {
@@ -20,17 +24,33 @@ export function banner(b: BannerInput): string {
   const json = `-H 'Content-Type: application/json'`;
   const mqtt = new URL(svc.mqttUrl);
   const watch = `mosquitto_sub -h ${mqtt.hostname} -p ${mqtt.port} -u admin -P '${svc.adminToken}' -t 'meterstack/v1/+/telemetry' -v`;
+  // Lines other than commands fit 80 columns; commands stay whole, to be copied.
   const head = [
     '',
     '  meterstack is running',
-    `  HTTP API     ${url}   (OpenAPI ${url}/openapi.json, Swagger UI ${url}/docs)`,
+    '',
+    `  web console  ${url}/`,
+    '               open it in a browser and paste the admin token',
+    `  admin token  ${svc.adminToken}`,
+    ...(b.generatedAdminToken
+      ? ['               (generated for this run; pass --admin-token to keep one)']
+      : []),
+    `  HTTP API     ${url}`,
+    '               OpenAPI /openapi.json, Swagger UI /docs',
     `  MQTT broker  ${svc.mqttUrl}`,
     `  database     ${b.db}`,
-    ...(b.demo ? [`  demo API key ${svc.apiKey}`] : []),
-    `  admin token  ${svc.adminToken}${b.generatedAdminToken ? '   (generated; pass --admin-token to fix it)' : ''}`,
+    ...(b.demo ? [`  demo API key ${svc.apiKey}   (header X-Service-API-Key)`] : []),
     `  clock        ${b.clockIso} at ${b.speed}x`,
     '',
   ];
+  const meters =
+    b.demo && b.demoMeters?.length
+      ? [
+          '  demo meters (account demo; model, then what to look at):',
+          ...b.demoMeters.map((m) => `    ${m.deviceId.padEnd(9)} ${m.note}`),
+          '',
+        ]
+      : [];
   const h = `-H 'X-Service-API-Key: ${svc.apiKey}'`;
   const tryLines = b.demo
     ? [
@@ -42,13 +62,15 @@ export function banner(b: BannerInput): string {
         `    ${watch}`,
       ]
     : [
-        '  no demo world (--no-demo). Create an account (its answer holds account_id and api_key):',
+        '  no demo world (--no-demo). Create an account (its answer holds account_id',
+        '  and api_key):',
         `    curl -s ${a} ${json} -d '{"name":"my account"}' ${url}/sim/v1/accounts`,
-        '  then a space and a virtual meter in it (put in the ids they answer), and call the v2 API with the key:',
+        '  then a space and a virtual meter in it (put in the ids they answer), and',
+        '  call the v2 API with the key:',
         `    curl -s ${a} ${json} -d '{"account_id":<account_id>,"name":"Block A"}' ${url}/sim/v1/spaces`,
         `    curl -s ${a} ${json} -d '{"account_id":<account_id>,"space_id":<space_id>}' ${url}/sim/v1/devices`,
         `    curl -s -H 'X-Service-API-Key: <api_key>' ${url}/api/v2/spaces/`,
         `    ${watch}`,
       ];
-  return `${[...head, ...tryLines].join('\n')}\n\n`;
+  return `${[...head, ...meters, ...tryLines].join('\n')}\n\n`;
 }

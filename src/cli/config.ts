@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
 import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
+import { LOG_LEVELS, type LogLevel } from '../log/event-lines.ts';
+import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../log/logger.ts';
 import type { ServiceConfig } from '../service.ts';
 
 export const SERVE_HELP = `usage: meterstack serve [flags]
@@ -22,6 +24,9 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --rate-limit N      requests per minute per API key, 0 = off (default 100) METERSTACK_RATE_LIMIT
   --command-timeout-ms N  how long to wait for a meter's reply (default 5000) METERSTACK_COMMAND_TIMEOUT_MS
   --no-demo           do not create the demo world                          METERSTACK_NO_DEMO=1
+  --log-format F      pretty or json (default: pretty on a terminal, else json)
+                                                                            METERSTACK_LOG_FORMAT
+  --log-level L       debug, info, warn or error (default info)             METERSTACK_LOG_LEVEL
 
   limits (issue 8; defaults in brackets, each also METERSTACK_<FLAG> like the ones above):
   --http-headers-timeout-ms N     408 and close a client whose request head is not in by then [10000]
@@ -56,6 +61,8 @@ const OPTIONS = {
   'mqtt-max-connections': { type: 'string' },
   'mqtt-connect-rate': { type: 'string' },
   'mqtt-max-packet-bytes': { type: 'string' },
+  'log-format': { type: 'string' },
+  'log-level': { type: 'string' },
   'no-demo': { type: 'boolean' },
   'strict-port': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -92,10 +99,31 @@ function bool(values: Record<string, unknown>, env: Env, flag: string): boolean 
   throw new ConfigError(`${envName(flag)} must be 1/true or 0/false, got '${raw}'`);
 }
 
+function oneOf<T extends string>(raw: string | undefined, flag: string, allowed: readonly T[], def: T): T {
+  if (raw === undefined || raw === '') return def;
+  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  throw new ConfigError(`--${flag} (${envName(flag)}) must be one of ${allowed.join(', ')}, got '${raw}'`);
+}
+
+/** How `serve` logs (src/log): the format and the lowest level written. */
+export interface LoggingConfig {
+  format: LogFormat;
+  level: LogLevel;
+}
+
 export function parseServeConfig(
   argv: string[],
   env: Env,
-): { help: true } | { help: false; config: Omit<ServiceConfig, 'log'>; generatedAdminToken: boolean } {
+  /** Whether stdout is a terminal: it picks the default log format. */
+  stdoutIsTty = false,
+):
+  | { help: true }
+  | {
+      help: false;
+      config: Omit<ServiceConfig, 'log'>;
+      logging: LoggingConfig;
+      generatedAdminToken: boolean;
+    } {
   let values: Record<string, unknown>;
   try {
     values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
@@ -139,6 +167,15 @@ export function parseServeConfig(
   return {
     help: false,
     generatedAdminToken: given === undefined,
+    logging: {
+      format: oneOf(
+        pick(values, env, 'log-format'),
+        'log-format',
+        LOG_FORMATS,
+        defaultLogFormat(stdoutIsTty),
+      ),
+      level: oneOf(pick(values, env, 'log-level'), 'log-level', LOG_LEVELS, 'info'),
+    },
     config: {
       host: pick(values, env, 'host') ?? '127.0.0.1',
       httpPort: int(pick(values, env, 'http-port'), 'http-port', 8080, 0, 65535),

@@ -1,17 +1,19 @@
+import { BusLogger } from '../log/bus-logger.ts';
+import { createLogger } from '../log/logger.ts';
 import { startService } from '../service.ts';
 import { WorldOwnedError } from '../store/world-owner.ts';
+import { toIstIsoSeconds } from '../time/ist.ts';
+import { DEMO_METERS } from '../world/demo.ts';
+import { demoNote } from '../world/demo-notes.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
 
-function log(level: 'info' | 'warn' | 'error', msg: string): void {
-  const line = `${new Date().toISOString()} ${level.padEnd(5)} ${msg}\n`;
-  (level === 'info' ? process.stdout : process.stderr).write(line);
-}
+type Level = 'info' | 'warn' | 'error';
 
 export async function runServe(argv: string[]): Promise<void> {
   let parsed: ReturnType<typeof parseServeConfig>;
   try {
-    parsed = parseServeConfig(argv, process.env);
+    parsed = parseServeConfig(argv, process.env, process.stdout.isTTY);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`meterstack serve: ${err.message}\n\n${SERVE_HELP}`);
@@ -22,13 +24,30 @@ export async function runServe(argv: string[]): Promise<void> {
     process.stdout.write(SERVE_HELP);
     return;
   }
-  const { config } = parsed;
+  const { config, logging } = parsed;
+  const logger = createLogger(logging);
+  // Every line is pino's. Before the bus exists (store open, lease) the service's messages are
+  // written here directly; once it does, they come back as `log` events through the bus logger with
+  // everything else, and are not written here a second time (issue 9 §2).
+  let busLogger: BusLogger | null = null;
+  let say = (level: Level, msg: string) => logger[level]({ type: 'log' }, msg);
+  const log = (level: Level, msg: string) => {
+    if (busLogger === null) say(level, msg);
+  };
   let svc: Awaited<ReturnType<typeof startService>>;
   try {
     svc = await startService({
       ...config,
       log,
+      events: {
+        onBus: (bus) => {
+          if (!bus.enabled) return;
+          busLogger = new BusLogger(bus, { logger });
+          say = (level, msg) => bus.emit('log', { level, msg });
+        },
+      },
       onOwnerLost: () => {
+        busLogger?.close();
         process.exitCode = 2;
         process.exit();
       },
@@ -47,22 +66,32 @@ export async function runServe(argv: string[]): Promise<void> {
       db: config.db,
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,
-      clockIso: new Date(svc.world.clock.now()).toISOString(),
+      clockIso: toIstIsoSeconds(svc.world.clock.now()),
       speed: config.speed,
+      demoMeters: DEMO_METERS.map((def) => {
+        const deviceId = def.deviceId ?? '';
+        const meter = svc.world.meter(deviceId);
+        return {
+          deviceId,
+          note: demoNote({ def, state: meter?.state, online: meter?.online ?? def.online !== false }),
+        };
+      }),
     }),
   );
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log('info', `${signal}: shutting down, flushing readings`);
+    say('info', `${signal}: shutting down, flushing readings`);
     try {
       await svc.close();
-      log('info', 'stopped cleanly');
+      busLogger?.flush(); // a flood's summary before the last line
+      say('info', 'stopped cleanly');
     } catch (err) {
-      log('error', `shutdown: ${(err as Error).message}`);
+      say('error', `shutdown: ${(err as Error).message}`);
       process.exitCode = 1;
     }
+    busLogger?.close();
     process.exit();
   };
   process.once('SIGINT', () => void stop('SIGINT'));

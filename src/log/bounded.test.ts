@@ -70,4 +70,23 @@ describe('[MC-9.5][MC-10.5] BoundedLog', () => {
     expect(summaries[0]!.get('bad')!.n).toBe(1);
     expect(log.mayTell()).toBe(true);
   });
+
+  it("budget 'key': each key tells its own share, so a flood of one never hides another (issue 9 §2)", () => {
+    const summaries: Map<string, Tally>[] = [];
+    const log = new BoundedLog<string>({
+      perInterval: 2,
+      intervalMs: 10_000,
+      namesPerKey: 2,
+      budget: 'key',
+      summarize: (counted) => summaries.push(new Map(counted)),
+    });
+    const told = ['flood', 'flood', 'flood', 'flood', 'other', 'other', 'other'].map((k) => log.note(k));
+    expect(told).toEqual([true, true, false, false, true, true, false]);
+    log.flush();
+    expect([...summaries[0]!].map(([k, t]) => [k, t.n])).toEqual([
+      ['flood', 2],
+      ['other', 1],
+    ]);
+    expect(log.note('flood')).toBe(true); // a new interval, a new share
+  });
 });

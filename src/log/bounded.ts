@@ -15,6 +15,12 @@ export interface Tally {
 export interface BoundedLogOptions<K extends string> {
   /** Events told one by one per interval; the rest are counted. */
   perInterval: number;
+  /**
+   * 'interval' (default): `perInterval` is shared by every key, as the refusal logs want (a flood of
+   * one reason is one story). 'key': each key has its own share, so a flood of one key never hides
+   * another (the bus logger: a burst of 401s must not hide a prepaid cut-off).
+   */
+  budget?: 'interval' | 'key';
   /** Wall time: it paces the log, not the meters. */
   intervalMs: number;
   /** Distinct names counted per key and interval: a bound on memory whoever floods. */
@@ -28,6 +34,7 @@ export class BoundedLog<K extends string> {
   readonly totals = new Map<K, number>();
   readonly #opts: BoundedLogOptions<K>;
   #told = 0;
+  readonly #toldByKey = new Map<K, number>();
   #counted = new Map<K, Tally>();
   #timer: NodeJS.Timeout | null = null;
 
@@ -45,7 +52,13 @@ export class BoundedLog<K extends string> {
       this.#timer = setTimeout(() => this.flush(), this.#opts.intervalMs);
       this.#timer.unref();
     }
-    if (this.#told < this.#opts.perInterval) {
+    if (this.#opts.budget === 'key') {
+      const told = this.#toldByKey.get(key) ?? 0;
+      if (told < this.#opts.perInterval) {
+        this.#toldByKey.set(key, told + 1);
+        return true;
+      }
+    } else if (this.#told < this.#opts.perInterval) {
       this.#told++;
       return true;
     }
@@ -63,7 +76,7 @@ export class BoundedLog<K extends string> {
     return false;
   }
 
-  /** Whether one more event may still be told in this interval. */
+  /** Whether one more event may still be told in this interval (of the shared budget). */
   mayTell(): boolean {
     return this.#told < this.#opts.perInterval;
   }
@@ -73,6 +86,7 @@ export class BoundedLog<K extends string> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     this.#told = 0;
+    this.#toldByKey.clear();
     const counted = this.#counted;
     if (counted.size === 0) return;
     this.#counted = new Map();

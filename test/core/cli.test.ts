@@ -79,8 +79,12 @@ describe('meterstack serve on a port that is taken', () => {
     const p = new ServeProcess([`--mqtt-port=${mqttPort}`, `--http-port=${httpPort}`, ...base]);
     running.push(p);
     const { httpUrl, mqttUrl } = await p.ready();
-    expect(p.stderr).toMatch(new RegExp(`warn  MQTT port ${mqttPort} is in use, using (\\d+) instead`));
-    expect(p.stderr).toMatch(new RegExp(`warn  HTTP port ${httpPort} is in use, using (\\d+) instead`));
+    expect(p.stderr).toMatch(
+      new RegExp(`"level":"warn"[^\\n]*MQTT port ${mqttPort} is in use, using (\\d+) instead`),
+    );
+    expect(p.stderr).toMatch(
+      new RegExp(`"level":"warn"[^\\n]*HTTP port ${httpPort} is in use, using (\\d+) instead`),
+    );
     const usedMqtt = Number(new URL(mqttUrl).port);
     const usedHttp = Number(new URL(httpUrl).port);
     expect(usedMqtt).toBeGreaterThan(mqttPort);

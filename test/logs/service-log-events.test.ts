@@ -1,0 +1,27 @@
+// The service's own messages (issue 9 §2): still written to ServiceConfig.log, as every test that
+// collects lines expects, and from the moment the bus exists also emitted on it as `log` events, so
+// that the logs, the journal and the console see them.
+
+import { describe, expect, it } from 'vitest';
+import { EventSchema, type MeterEvent } from '../../src/events/schemas.ts';
+import { startTestService } from '../helpers/service.ts';
+
+describe('ServiceConfig.log and the bus', () => {
+  it('every message after the bus exists is both a config.log line and a log event, in the same order', async () => {
+    const events: MeterEvent[] = [];
+    const t = await startTestService({
+      events: { onBus: (bus) => bus.subscribe((e) => events.push(e)) },
+    });
+    try {
+      const fromBus = events
+        .filter((e): e is MeterEvent<'log'> => e.type === 'log')
+        .map((e) => `${e.data.level} ${e.data.msg}`);
+      expect(fromBus.some((l) => l.startsWith('info MQTT broker listening on mqtt://127.0.0.1:'))).toBe(true);
+      // config.log got them all, and nothing the bus did not (the lease says nothing on a fresh store)
+      expect(fromBus).toEqual(t.logs);
+      for (const e of events) expect(EventSchema.safeParse(e).success).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
