@@ -1,0 +1,167 @@
+// Durable events: money and meter state (DURABLE_TYPES) also go to the store, so they outlive the
+// in-memory journal and a restart (issue 9 §3). Off the emit path, as the twins' report batch does:
+// the subscriber only queues; a timer writes the queue in one transaction, one write at a time, then
+// deletes the oldest beyond the bound in batches (spec-decisions 57). The read side is the journal's
+// DurableSource: it flushes first, so what was emitted is what is read.
+
+import type { Store, StoredEvent } from '../store/types.ts';
+import type { EventBus } from './bus.ts';
+import type { EventFilter } from './filter.ts';
+import type { DurableSource } from './read.ts';
+import { DURABLE_TYPES, type MeterEvent } from './schemas.ts';
+
+type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
+export type DurableStore = Pick<Store, 'appendEvents' | 'readEvents' | 'eventStats' | 'deleteOldestEvents'>;
+
+export interface DurableEventsOptions {
+  store: DurableStore;
+  /** Events kept in the store at most. Default 1,000,000. */
+  keep?: number;
+  /** Write at most this long after the first queued event. Default 100 ms. */
+  delayMs?: number;
+  /** Events queued at most while the store is slow or failing; the oldest beyond are lost, counted. Default 100,000. */
+  maxQueue?: number;
+  /** Rows deleted per transaction when pruning, and how far past `keep` the table may grow first. Default 10,000. */
+  pruneBatch?: number;
+  log?: Log;
+}
+
+export const DEFAULT_DURABLE_KEEP = 1_000_000;
+
+export class DurableEvents implements DurableSource {
+  readonly keep: number;
+  readonly #store: DurableStore;
+  readonly #delayMs: number;
+  readonly #maxQueue: number;
+  readonly #pruneBatch: number;
+  readonly #log: Log;
+  #queue: MeterEvent[] = [];
+  #timer: NodeJS.Timeout | null = null;
+  #writing: Promise<void> = Promise.resolve();
+  #count: number;
+  #stopped = false;
+  /** Events lost because the queue was full (the store failing for long). */
+  lost = 0;
+  written = 0;
+
+  private constructor(opts: DurableEventsOptions, count: number) {
+    this.keep = opts.keep ?? DEFAULT_DURABLE_KEEP;
+    if (!Number.isInteger(this.keep) || this.keep < 1)
+      throw new TypeError(`DurableEvents: keep must be a positive integer, not ${this.keep}`);
+    this.#store = opts.store;
+    this.#delayMs = opts.delayMs ?? 100;
+    this.#maxQueue = opts.maxQueue ?? 100_000;
+    this.#pruneBatch = opts.pruneBatch ?? 10_000;
+    this.#log = opts.log ?? (() => {});
+    this.#count = count;
+  }
+
+  static async open(opts: DurableEventsOptions): Promise<DurableEvents> {
+    const { count } = await opts.store.eventStats();
+    return new DurableEvents(opts, count);
+  }
+
+  /** Subscribes to `bus`; returns the unsubscribe function. */
+  watch(bus: Pick<EventBus, 'subscribe'>): () => void {
+    return bus.subscribe((e) => this.#onEvent(e));
+  }
+
+  #onEvent(e: MeterEvent): void {
+    if (this.#stopped || !DURABLE_TYPES.has(e.type)) return;
+    this.#queue.push(e);
+    if (this.#queue.length > this.#maxQueue) {
+      this.#queue.shift();
+      this.lost++;
+    }
+    if (this.#timer === null) {
+      this.#timer = setTimeout(() => void this.flush(), this.#delayMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Writes what is queued; resolves once it is committed (a failed write is logged and retried later). */
+  flush(): Promise<void> {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#writing = this.#writing.then(() => this.#write());
+    return this.#writing;
+  }
+
+  async read(q: {
+    afterSeq: number;
+    upToSeq: number;
+    filter: EventFilter;
+    limit: number;
+    newest?: boolean;
+  }): Promise<MeterEvent[]> {
+    await this.flush();
+    const rows = await this.#store.readEvents({
+      afterSeq: q.afterSeq,
+      upToSeq: q.upToSeq,
+      types:
+        q.filter.types === undefined ? undefined : [...q.filter.types].filter((t) => DURABLE_TYPES.has(t)),
+      deviceId: q.filter.deviceId,
+      limit: q.limit,
+      newest: q.newest,
+    });
+    return rows.map((r) => JSON.parse(r.body) as MeterEvent);
+  }
+
+  /** Writes the rest and stops taking events. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.#stopped = true;
+  }
+
+  /** Another process took the store (world owner lease): write nothing more. */
+  abandon(): void {
+    this.#stopped = true;
+    this.#queue = [];
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  async #write(): Promise<void> {
+    if (this.#queue.length === 0 || this.#stopped) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    const rows: StoredEvent[] = batch.map((e) => ({
+      seq: e.seq,
+      type: e.type,
+      deviceId: e.device_id ?? null,
+      vt: e.vt,
+      body: JSON.stringify(e),
+    }));
+    try {
+      await this.#store.appendEvents(rows);
+    } catch (err) {
+      // Back to the front of the queue for the next write; the bound above still holds.
+      this.#queue = [...batch, ...this.#queue].slice(-this.#maxQueue);
+      this.#log('error', `events: writing ${rows.length} durable events: ${(err as Error).message}`);
+      if (this.#timer === null) {
+        this.#timer = setTimeout(() => void this.flush(), 1_000);
+        this.#timer.unref();
+      }
+      return;
+    }
+    this.written += rows.length;
+    this.#count += rows.length;
+    await this.#prune();
+  }
+
+  /** Past `keep` by a batch: delete the oldest down to `keep`, a batch per transaction. */
+  async #prune(): Promise<void> {
+    if (this.#count < this.keep + this.#pruneBatch) return;
+    try {
+      while (this.#count > this.keep) {
+        const gone = await this.#store.deleteOldestEvents(
+          Math.min(this.#pruneBatch, this.#count - this.keep),
+        );
+        if (gone === 0) break;
+        this.#count -= gone;
+      }
+    } catch (err) {
+      this.#log('error', `events: pruning old durable events: ${(err as Error).message}`);
+    }
+  }
+}
