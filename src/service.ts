@@ -154,7 +154,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   // Seqs never repeat across restarts (seq-reserve.ts); money and meter state also go to the store.
   const durable = await DurableEvents.open({ store, keep: config.events?.durableKeep, log: config.log });
   started.push(() => durable.close());
-  const seqs = await SeqReserve.open(store, { floor: (await store.eventStats()).maxSeq });
+  const seqs = await SeqReserve.open(store, { floor: durable.maxSeqAtOpen });
   abandonEvents = () => {
     seqs.abandon();
     durable.abandon();

@@ -46,9 +46,9 @@ describe('DurableEvents', () => {
     expect(await durable.read({ afterSeq: 0, upToSeq: 5, filter: {}, limit: 5 })).toEqual([e]);
   });
 
-  it('keeps the newest `keep`, deleting the oldest in batches once past keep + a batch', async () => {
+  it('keeps the newest `keep`, deleting the oldest in batches once past keep + a slack', async () => {
     const store = stores.open();
-    const durable = await DurableEvents.open({ store, keep: 100, pruneBatch: 30, delayMs: 1 });
+    const durable = await DurableEvents.open({ store, keep: 100, pruneSlack: 30, pruneBatch: 7, delayMs: 1 });
     const bus = new EventBus({ now: () => 0 });
     durable.watch(bus);
     for (let i = 0; i < 129; i++) bus.emit('meter.cutoff', { balance: -i });
@@ -59,6 +59,31 @@ describe('DurableEvents', () => {
     expect(await store.eventStats()).toEqual({ count: 100, maxSeq: 130 });
     const rows = await store.readEvents({ afterSeq: 0, upToSeq: 1_000, limit: 1_000 });
     expect(rows[0]!.seq).toBe(31);
+  });
+
+  it('writes a burst in transactions of at most 2,000, letting the loop run between them', async () => {
+    const store = stores.open();
+    const sizes: number[] = [];
+    let ticks = 0;
+    const counting = {
+      appendEvents: (rows: Parameters<typeof store.appendEvents>[0]) => {
+        sizes.push(rows.length);
+        return store.appendEvents(rows);
+      },
+      readEvents: store.readEvents.bind(store),
+      eventStats: store.eventStats.bind(store),
+      deleteOldestEvents: store.deleteOldestEvents.bind(store),
+    };
+    const durable = await DurableEvents.open({ store: counting });
+    const bus = new EventBus({ now: () => 0 });
+    durable.watch(bus);
+    for (let i = 0; i < 9_000; i++) bus.emit('meter.relay', relay, { deviceId: 'A' });
+    const ticker = setInterval(() => ticks++, 0);
+    await durable.flush();
+    clearInterval(ticker);
+    expect(sizes).toEqual([2_000, 2_000, 2_000, 2_000, 1_000]);
+    expect(ticks).toBeGreaterThan(0);
+    expect((await store.eventStats()).count).toBe(9_000);
   });
 
   it('a failing store: the events wait in a bounded queue and are written when it recovers', async () => {
