@@ -14,6 +14,8 @@ import type { MeterEvent } from './schemas.ts';
 export interface SseSink {
   write(chunk: string): boolean;
   readonly writableLength: number;
+  /** The connection is gone (a client may leave before its stream opens). */
+  readonly destroyed: boolean;
   end(): void;
   destroy(): void;
   once(event: 'drain' | 'close', listener: () => void): unknown;
@@ -103,10 +105,18 @@ export class EventStreams {
    * before it), then live. Without `since` it starts live. The caller has written the headers.
    */
   open(sink: SseSink, filter: EventFilter, since?: number): void {
+    // Gone already: its 'close' has passed and would never free the place.
+    if (sink.destroyed) return;
     const client: Client = { sink, filter, live: since === undefined, lastSent: since ?? 0, gone: false };
     this.#clients.add(client);
     sink.once('close', () => this.#remove(client));
-    if (since !== undefined) void this.#replay(client).catch(() => this.#drop(client));
+    if (since !== undefined) {
+      void this.#replay(client).catch(() => {
+        // The store failed to answer: end the stream; the client resumes from what it got.
+        this.#remove(client);
+        sink.end();
+      });
+    }
   }
 
   /** Ends every stream (the service is stopping) and stops listening to the bus. */
