@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { EventBus } from './events/bus.ts';
+import { DurableEvents } from './events/durable.ts';
+import { SeqReserve } from './events/seq-reserve.ts';
 import { type EventViews, startEventViews } from './events/views.ts';
 import { buildHttpApp } from './http/app.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
@@ -57,6 +59,8 @@ export interface EventsConfig {
   onBus?: (bus: EventBus) => void;
   /** Events the in-memory journal keeps (GET /sim/v1/events). Default 10,000. */
   journalSize?: number;
+  /** Durable events (money, meter state) the store keeps at most. Default 1,000,000. */
+  durableKeep?: number;
   /** The live streams' bounds (tests shorten the heartbeat); unset fields take the defaults. */
   streams?: { maxClients?: number; maxBufferBytes?: number; heartbeatMs?: number };
 }
@@ -131,10 +135,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   // bus as `log` events (issue 9 §2). The lease's later lines (renewal failed, taken over) take the
   // bus too, through this late binding.
   let log: Log = config.log;
+  let abandonEvents = () => {};
   const lease = await WorldOwnerLease.acquire({
     store,
     log: (level, msg) => log(level, msg),
     onLost: () => {
+      abandonEvents();
       running?.world.abandonStore();
       void (running?.close() ?? Promise.resolve()).finally(() => config.onOwnerLost?.());
     },
@@ -149,10 +155,25 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
         ? config.clockStart
         : Date.now() + (Number.isFinite(offset) ? offset : 0),
   });
-  const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled });
+  // Seqs never repeat across restarts (seq-reserve.ts); money and meter state also go to the store.
+  const durable = await DurableEvents.open({ store, keep: config.events?.durableKeep, log: config.log });
+  started.push(() => durable.close());
+  const seqs = await SeqReserve.open(store, { floor: durable.maxSeqAtOpen });
+  abandonEvents = () => {
+    seqs.abandon();
+    durable.abandon();
+  };
+  const bus = new EventBus({
+    now: () => clock.now(),
+    enabled: config.events?.enabled,
+    firstSeq: seqs.firstSeq,
+  });
+  seqs.watch(bus);
+  durable.watch(bus);
   config.events?.onBus?.(bus);
   const events = startEventViews({
     bus,
+    durable,
     journal: { capacity: config.events?.journalSize },
     streams: config.events?.streams,
   });
@@ -233,6 +254,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
         events.close();
         await world.close();
         await broker.close();
+        await durable.close();
         await lease.release();
         await store.close();
       })();

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
+import { DEFAULT_JOURNAL_SIZE } from '../events/journal.ts';
 import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/event-lines.ts';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../log/logger.ts';
@@ -36,6 +37,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --mqtt-max-connections N        open MQTT connections; at the cap the oldest not logged in goes [20000]
   --mqtt-connect-rate N           new MQTT connections per second [2000]
   --mqtt-max-packet-bytes N       largest MQTT packet (remaining length), MC-10.1 [263168]
+  --journal-size N    events the in-memory journal keeps (GET /sim/v1/events) [10000]
+                                                                            METERSTACK_JOURNAL_SIZE
   --strict-port       fail instead of taking the next free port             METERSTACK_STRICT_PORT=1
   -h, --help          this text
 `;
@@ -63,6 +66,7 @@ const OPTIONS = {
   'mqtt-max-packet-bytes': { type: 'string' },
   'log-format': { type: 'string' },
   'log-level': { type: 'string' },
+  'journal-size': { type: 'string' },
   'no-demo': { type: 'boolean' },
   'strict-port': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -192,6 +196,8 @@ export function parseServeConfig(
       commandTimeoutMs: int(pick(values, env, 'command-timeout-ms'), 'command-timeout-ms', 5000, 1, 600_000),
       httpLimits,
       mqttLimits,
+      // The ring is allocated whole; its byte bound (64 MiB) holds a few 100,000 ordinary events anyway.
+      events: { journalSize: limit('journal-size', DEFAULT_JOURNAL_SIZE, 1, 1_000_000) },
     },
   };
 }

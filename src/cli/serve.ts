@@ -40,6 +40,7 @@ export async function runServe(argv: string[]): Promise<void> {
       ...config,
       log,
       events: {
+        ...config.events,
         onBus: (bus) => {
           if (!bus.enabled) return;
           busLogger = new BusLogger(bus, { logger });

@@ -14,6 +14,8 @@ import type { MeterEvent } from './schemas.ts';
 export interface SseSink {
   write(chunk: string): boolean;
   readonly writableLength: number;
+  /** The connection is gone (a client may leave before its stream opens). */
+  readonly destroyed: boolean;
   end(): void;
   destroy(): void;
   once(event: 'drain' | 'close', listener: () => void): unknown;
@@ -31,6 +33,8 @@ export interface EventStreamsOptions {
   heartbeatMs?: number;
   /** Events per replay page. Default 500. */
   replayPage?: number;
+  /** Told when a client is dropped for not reading, with its unsent bytes. */
+  onDrop?: (unsentBytes: number) => void;
 }
 
 export interface EventStreamStats {
@@ -60,6 +64,7 @@ export class EventStreams {
   readonly #journal: Journal;
   readonly #durable: DurableSource | null;
   readonly #replayPage: number;
+  readonly #onDrop: (unsentBytes: number) => void;
   readonly #clients = new Set<Client>();
   readonly #unsubscribe: () => void;
   readonly #heartbeat: NodeJS.Timeout;
@@ -78,6 +83,7 @@ export class EventStreams {
     this.#journal = opts.journal;
     this.#durable = opts.durable ?? null;
     this.#replayPage = replayPage;
+    this.#onDrop = opts.onDrop ?? (() => {});
     this.#unsubscribe = opts.bus.subscribe((e) => this.#onEvent(e));
     this.#heartbeat = setInterval(() => this.#ping(), heartbeatMs);
     this.#heartbeat.unref();
@@ -99,10 +105,18 @@ export class EventStreams {
    * before it), then live. Without `since` it starts live. The caller has written the headers.
    */
   open(sink: SseSink, filter: EventFilter, since?: number): void {
+    // Gone already: its 'close' has passed and would never free the place.
+    if (sink.destroyed) return;
     const client: Client = { sink, filter, live: since === undefined, lastSent: since ?? 0, gone: false };
     this.#clients.add(client);
     sink.once('close', () => this.#remove(client));
-    if (since !== undefined) void this.#replay(client).catch(() => this.#drop(client));
+    if (since !== undefined) {
+      void this.#replay(client).catch(() => {
+        // The store failed to answer: end the stream; the client resumes from what it got.
+        this.#remove(client);
+        sink.end();
+      });
+    }
   }
 
   /** Ends every stream (the service is stopping) and stops listening to the bus. */
@@ -130,6 +144,7 @@ export class EventStreams {
   }
 
   async #replay(c: Client): Promise<void> {
+    const half = this.maxBufferBytes / 2;
     for (;;) {
       if (c.gone) return;
       if (this.#durable !== null && c.lastSent < this.#journal.oldestSeq - 1) {
@@ -140,23 +155,31 @@ export class EventStreams {
           limit: this.#replayPage,
         });
         if (c.gone) return;
-        for (const e of page.events) this.#send(c, sseFrame(e));
+        const n = this.#sendSome(c, page.events, half);
         // Not live yet even if caught up: an event may be emitted between that answer and this line,
-        // so the next turn reads memory and switches in the same tick as its read.
-        c.lastSent = page.next_since;
+        // so a later turn reads memory and switches in the same tick as its read.
+        c.lastSent = n === page.events.length ? page.next_since : (page.events[n - 1]?.seq ?? c.lastSent);
       } else {
         const events = this.#journal.after(c.lastSent, c.filter, this.#replayPage);
-        for (const e of events) this.#send(c, sseFrame(e));
-        if (events.length < this.#replayPage) {
+        const n = this.#sendSome(c, events, half);
+        if (n === events.length && events.length < this.#replayPage) {
           // Caught up, in the same tick as the read: the next event emitted goes out live.
           c.lastSent = Math.max(c.lastSent, this.#journal.lastSeq);
           c.live = true;
           return;
         }
-        c.lastSent = events.at(-1)!.seq;
+        if (n > 0) c.lastSent = events[n - 1]!.seq;
       }
-      if (c.sink.writableLength > this.maxBufferBytes / 2) await drained(c.sink);
+      if (c.sink.writableLength > half) await drained(c.sink);
     }
+  }
+
+  /** Writes events until the client holds `upTo` unsent bytes; returns how many went. */
+  #sendSome(c: Client, events: MeterEvent[], upTo: number): number {
+    let n = 0;
+    while (n < events.length && !c.gone && c.sink.writableLength <= upTo)
+      this.#send(c, sseFrame(events[n++]!));
+    return n;
   }
 
   #send(c: Client, frame: string): void {
@@ -173,7 +196,9 @@ export class EventStreams {
     if (c.gone) return;
     this.#dropped++;
     this.#remove(c);
+    const unsent = c.sink.writableLength;
     c.sink.destroy();
+    this.#onDrop(unsent);
   }
 
   #remove(c: Client): void {

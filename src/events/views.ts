@@ -26,7 +26,21 @@ export function startEventViews(opts: EventViewsOptions): EventViews {
   const journal = new Journal({ ...opts.journal, firstSeq: opts.bus.nextSeq });
   const unsubscribe = opts.bus.subscribe((e) => journal.push(e));
   const durable = opts.durable ?? null;
-  const streams = new EventStreams({ ...opts.streams, bus: opts.bus, journal, durable });
+  const streams = new EventStreams({
+    ...opts.streams,
+    bus: opts.bus,
+    journal,
+    durable,
+    // Told as the service's own message, after the emit that overflowed the client has finished
+    // (an emit from inside a subscriber would reach the later subscribers out of order).
+    onDrop: (unsent) =>
+      setImmediate(() =>
+        opts.bus.emit('log', {
+          level: 'warn',
+          msg: `events: dropped a stream client that did not read (${Math.round(unsent / 1024)} KiB unsent); it may resume with Last-Event-ID`,
+        }),
+      ),
+  });
   return {
     journal,
     durable,

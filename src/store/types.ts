@@ -159,6 +159,31 @@ export interface DeviceReport {
   updatedAt: number;
 }
 
+/**
+ * An event kept in the store: money and meter state (src/events DURABLE_TYPES), so they outlive the
+ * in-memory journal and a restart. `body` is the whole event as JSON; the columns are what queries use.
+ */
+export interface StoredEvent {
+  seq: number;
+  type: string;
+  deviceId: string | null;
+  /** Virtual time of the event, ms since epoch. */
+  vt: number;
+  body: string;
+}
+
+export interface StoredEventQuery {
+  /** afterSeq < seq ≤ upToSeq. */
+  afterSeq: number;
+  upToSeq: number;
+  /** Only these types; undefined: all. */
+  types?: readonly string[];
+  deviceId?: string;
+  limit: number;
+  /** The newest `limit` instead of the oldest. The answer is ascending by seq either way. */
+  newest?: boolean;
+}
+
 export interface Store {
   close(): Promise<void>;
 
@@ -208,6 +233,14 @@ export interface Store {
   /** Upserts every report in one transaction. */
   saveDeviceReports(reports: readonly DeviceReport[]): Promise<void>;
   loadDeviceReports(): Promise<DeviceReport[]>;
+
+  /** In one transaction; idempotent by seq (an event written twice is kept once). */
+  appendEvents(events: readonly StoredEvent[]): Promise<void>;
+  readEvents(query: StoredEventQuery): Promise<StoredEvent[]>;
+  /** How many events are kept, and the greatest seq among them (0 when none). */
+  eventStats(): Promise<{ count: number; maxSeq: number }>;
+  /** Deletes the `n` oldest events (the caller bounds n per call); returns how many went. */
+  deleteOldestEvents(n: number): Promise<number>;
 
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;

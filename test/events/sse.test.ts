@@ -176,10 +176,19 @@ describe('a client that does not read', () => {
     const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
     expect(events.streams.stats.dropped).toBe(1);
     expect(events.streams.stats.open).toBe(1);
-    await reader.until(() => reader.events().length >= 10_000, 20_000);
+    // And the service says so, as an event of its own.
+    await new Promise((r) => setImmediate(r));
+    const said = events.journal
+      .after(first - 1, { types: new Set(['log']) }, 20_000)
+      .filter((e) => (e.data as { level: string }).level === 'warn');
+    expect(said.map((e) => e.data)).toEqual([
+      { level: 'warn', msg: expect.stringMatching(/^events: dropped a stream client that did not read/) },
+    ]);
+    await reader.until(() => reader.events().length >= 10_001, 20_000);
+    // Every event in order: the 10,000 and the service's own warning among them.
     const got = seqsOf(reader);
     expect(got[0]).toBe(first);
-    expect(got.at(-1)).toBe(first + 9_999);
+    expect(got.at(-1)).toBe(first + 10_000);
     reader.close();
     sock.destroy();
     // ~10 MB of frames were written in all; the dropped client held at most ~1 MiB of it.
@@ -188,6 +197,26 @@ describe('a client that does not read', () => {
     );
     expect(withClients / 10_000).toBeLessThan(0.2); // < 200 µs per event with two clients
     expect(heapGrowth).toBeLessThan(64 * 1024 * 1024);
+  });
+  it('a client resuming from far back is paced by its reading, not dropped', async () => {
+    const { bus, events } = slow.svc;
+    emitMs(bus, 10_000); // a full journal of 1 KB events: ~12 MB of frames to replay
+    const dropped = events.streams.stats.dropped;
+    const late = await openSse(slow.svc.httpUrl, '/sim/v1/events/stream?type=log&since=0', AUTH, {
+      paused: true,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events.streams.stats.dropped).toBe(dropped);
+    late.resume();
+    await late.until(() => late.events().length >= 10_000, 8_000);
+    const live = bus.emit('log', { level: 'info', msg: 'live after the replay' })!;
+    await late.until(() => seqsOf(late).includes(live.seq));
+    const got = seqsOf(late);
+    expect(got.at(-1)).toBe(live.seq);
+    expect(new Set(got).size).toBe(got.length);
+    expect(got.every((s, i) => i === 0 || s > got[i - 1]!)).toBe(true);
+    expect(events.streams.stats.dropped).toBe(dropped);
+    late.close();
   });
 });
 

@@ -25,12 +25,16 @@ export interface SseClient {
   /** The body as text, for a non-stream answer (an error envelope). */
   text(): string;
   close(): void;
+  /** Starts reading, for a client opened with `paused`. */
+  resume(): void;
 }
 
+/** `paused`: read nothing until resume(), as a slow client would. */
 export function openSse(
   baseUrl: string,
   path: string,
   headers: Record<string, string> = {},
+  opts: { paused?: boolean } = {},
 ): Promise<SseClient> {
   return new Promise((resolve, reject) => {
     const req: ClientRequest = request(`${baseUrl}${path}`, { headers }, (res) => {
@@ -39,6 +43,7 @@ export function openSse(
       let raw = '';
       const waiters = new Set<() => void>();
       res.setEncoding('utf8');
+      if (opts.paused) res.pause();
       res.on('data', (chunk: string) => {
         raw += raw.length < 100_000 ? chunk : '';
         buf += chunk;
@@ -57,6 +62,8 @@ export function openSse(
         for (const w of waiters) w();
       });
       let done = false;
+      const parsed: ReturnType<SseClient['events']> = [];
+      let parsedUpTo = 0;
       void ended.then(() => {
         done = true;
       });
@@ -64,10 +71,14 @@ export function openSse(
         status: res.statusCode ?? 0,
         headers: res.headers,
         frames,
-        events: () =>
-          frames
-            .filter((f) => f.data !== undefined)
-            .map((f) => JSON.parse(f.data!) as ReturnType<SseClient['events']>[number]),
+        events: () => {
+          // Parsed once per frame: tests poll this on every chunk.
+          for (let i = parsedUpTo; i < frames.length; i++) {
+            if (frames[i]!.data !== undefined) parsed.push(JSON.parse(frames[i]!.data!));
+          }
+          parsedUpTo = frames.length;
+          return parsed;
+        },
         until(pred, timeoutMs = 5_000) {
           return new Promise((ok, fail) => {
             const check = () => {
@@ -98,6 +109,7 @@ export function openSse(
         ended,
         text: () => raw,
         close: () => req.destroy(),
+        resume: () => res.resume(),
       });
     });
     req.on('error', reject);

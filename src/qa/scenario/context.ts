@@ -27,6 +27,9 @@ export class ScenarioContext {
   /** Index into `seen` where the previous step began. */
   previousStepStart = 0;
   stepStart = 0;
+  /** The newest event seq when the previous step and this one began (only kept when a step needs it). */
+  previousStepSeq = 0;
+  stepSeq = 0;
 
   constructor(
     readonly svc: RunningService,
@@ -78,6 +81,12 @@ export class ScenarioContext {
       // kept as null: a check on the body then fails saying so
     }
     return { status: res.status, body: parsed };
+  }
+
+  /** The newest event seq the service has handed out (the journal's next_since when nothing is new). */
+  async eventSeqNow(): Promise<number> {
+    const data = (await this.sim('GET', '/events?limit=1')) as { next_since: number };
+    return data.next_since;
   }
 
   /** A /sim/v1 call that must succeed; throws with the service's error otherwise. */

@@ -72,11 +72,17 @@ export async function runScenario(file: string, scenario: Scenario): Promise<Sce
       report.failed = 1;
       return report;
     }
+    // Where each step began in the event stream, for expect_event's `since: previous_step`.
+    const marksEvents = scenario.timeline.some((s) => s.expect_event?.since === 'previous_step');
     for (const [i, step] of scenario.timeline.entries()) {
       ctx.previousStepStart = ctx.stepStart;
       ctx.stepStart = ctx.seen.length;
       let out: Awaited<ReturnType<typeof runStep>>;
       try {
+        if (marksEvents) {
+          ctx.previousStepSeq = ctx.stepSeq;
+          ctx.stepSeq = await ctx.eventSeqNow();
+        }
         out = await runStep(ctx, step);
       } catch (err) {
         out = { label: 'step', checks: [{ what: 'ran', failure: (err as Error).message }] };

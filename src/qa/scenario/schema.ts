@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../../firmware-protocol/mqtt/topics.ts';
+import { parseTypeList, typeListHelp } from '../../events/filter.ts';
 import { deviceBody } from '../../sim/schemas.ts';
 
 export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
@@ -109,6 +110,25 @@ export const expectMqttSchema = z.strictObject({
   within_s: z.number().min(0).max(30).default(2),
 });
 
+export const expectEventSchema = z.strictObject({
+  /** An event type (`meter.cutoff`), a family (`meter.*`), or a comma-separated list of them. */
+  type: z.string().superRefine((t, ctx) => {
+    const parsed = parseTypeList(t);
+    if (!parsed.ok)
+      ctx.addIssue({ code: 'custom', message: `unknown event type '${parsed.bad}': give ${typeListHelp()}` });
+  }),
+  /** Only events of this device. */
+  meter: meterId.optional(),
+  /** Matchers on the event's `data` (matchers.ts). */
+  data: matchers.optional(),
+  /** How many matching events; default: at least one. */
+  count: z.unknown().optional(),
+  /** Only events since the previous step began (default: since the scenario started). */
+  since: z.enum(['start', 'previous_step']).default('start'),
+  /** Wait up to this long for a match (real time). */
+  within_s: z.number().min(0).max(30).default(2),
+});
+
 export const ACTIONS = [
   'advance',
   'set_load',
@@ -120,6 +140,7 @@ export const ACTIONS = [
   'history',
   'expect_meter',
   'expect_mqtt',
+  'expect_event',
 ] as const;
 
 export const stepSchema = z
@@ -148,6 +169,7 @@ export const stepSchema = z
     history: historySchema.optional(),
     expect_meter: expectMeterSchema.optional(),
     expect_mqtt: expectMqttSchema.optional(),
+    expect_event: expectEventSchema.optional(),
     /** With `call` or `history`: what the response must be. */
     expect: responseExpect.optional(),
   })

@@ -2,6 +2,7 @@
 // checks; an action that cannot be carried out is a failed check, so the report says what broke.
 
 import type { CallResult, ScenarioContext } from './context.ts';
+import { expectEvent } from './expect-event.ts';
 import { match, pathGet, show } from './matchers.ts';
 import { durationMs, type ResponseExpect, type Step } from './schema.ts';
 
@@ -86,6 +87,7 @@ export async function runStep(ctx: ScenarioContext, step: Step): Promise<StepOut
   }
   if (step.expect_meter) return expectMeter(ctx, step.expect_meter);
   if (step.expect_mqtt) return expectMqtt(ctx, step.expect_mqtt);
+  if (step.expect_event) return expectEvent(ctx, step.expect_event);
   throw new Error('unreachable: the schema allows exactly one action');
 }
 

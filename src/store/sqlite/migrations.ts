@@ -182,6 +182,24 @@ CREATE TABLE device_reports (
 );
 `,
   },
+  {
+    version: 6,
+    name: 'durable events',
+    sql: `
+-- Money and meter-state events (issue 9 §3), kept beyond the in-memory journal and across restarts;
+-- the newest 1,000,000 (spec-decisions 57), the oldest deleted in batches. seq is the bus's, never
+-- reused (seq-reserve.ts). body: the whole event as JSON.
+-- INTEGER PRIMARY KEY (SQLite: the rowid) -> PostgreSQL BIGINT PRIMARY KEY (seq comes from the bus).
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY,
+  type TEXT NOT NULL,
+  device_id TEXT,
+  vt BIGINT NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE INDEX events_device_seq ON events (device_id, seq);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -21,9 +21,12 @@ import type {
   Space,
   SpacePatch,
   Store,
+  StoredEvent,
+  StoredEventQuery,
 } from '../types.ts';
 import { Accounts } from './accounts.ts';
 import { Devices, Spaces } from './devices.ts';
+import { Events } from './events.ts';
 import { History } from './history.ts';
 import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
@@ -94,6 +97,7 @@ export class SqliteStore implements Store {
   readonly #settings: Settings;
   readonly #owner: WorldOwnerRow;
   readonly #reports: Reports;
+  readonly #events: Events;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -107,6 +111,7 @@ export class SqliteStore implements Store {
     this.#settings = new Settings(db);
     this.#owner = new WorldOwnerRow(db);
     this.#reports = new Reports(db);
+    this.#events = new Events(db);
   }
 
   /** Idempotent. Checkpoints the WAL into the main file. */
@@ -204,6 +209,19 @@ export class SqliteStore implements Store {
   }
   async loadDeviceReports(): Promise<DeviceReport[]> {
     return this.#reports.load();
+  }
+
+  async appendEvents(events: readonly StoredEvent[]): Promise<void> {
+    this.#events.append(events);
+  }
+  async readEvents(query: StoredEventQuery): Promise<StoredEvent[]> {
+    return this.#events.read(query);
+  }
+  async eventStats(): Promise<{ count: number; maxSeq: number }> {
+    return this.#events.stats();
+  }
+  async deleteOldestEvents(n: number): Promise<number> {
+    return this.#events.deleteOldest(n);
   }
 
   async getSetting(key: string): Promise<string | null> {
