@@ -104,8 +104,9 @@ export function parseServeConfig(
   }
   if (values.help) return { help: true };
   const speedRaw = pick(values, env, 'speed');
-  const speed = speedRaw === undefined ? 1 : Number(speedRaw);
-  if (!Number.isFinite(speed) || speed < 0 || speed > 1_000_000) {
+  // Not given: the speed the store's clock last ran at (spec-decisions 54).
+  const speed = speedRaw === undefined ? undefined : Number(speedRaw);
+  if (speed !== undefined && (!Number.isFinite(speed) || speed < 0 || speed > 1_000_000)) {
     throw new ConfigError(`--speed (METERSTACK_SPEED) must be a number from 0 to 1000000, got '${speedRaw}'`);
   }
   const given = pick(values, env, 'admin-token');

@@ -48,7 +48,7 @@ export async function runServe(argv: string[]): Promise<void> {
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,
       clockIso: new Date(svc.world.clock.now()).toISOString(),
-      speed: config.speed,
+      speed: svc.world.clock.speed,
     }),
   );
   let stopping = false;

@@ -82,7 +82,17 @@ export const EVENT_DATA = {
   }),
 
   // ---- broker ----
-  'broker.refused': z.object({ client_id: z.string(), username: z.string().nullable(), reason: z.string() }),
+  /**
+   * A refused CONNECT (client id and username given) or connection (`peer` only, client_id ''). Past the
+   * first few of an interval they come as one event per reason with `count` [MC-10.5]; absent: one.
+   */
+  'broker.refused': z.object({
+    client_id: z.string(),
+    username: z.string().nullable(),
+    reason: z.string(),
+    peer: z.string().optional(),
+    count: z.int().positive().optional(),
+  }),
   /** Messages refused under the MQTT contract [MC-9.5], counted; floods come as one summary. */
   'contract.refused': z.object({ reason: z.string(), count: z.int().positive(), detail: z.string() }),
 
