@@ -18,7 +18,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --admin-token T     token for /sim/v1 and the broker's admin login, at least 8 characters
                       (generated and printed if not given)                  METERSTACK_ADMIN_TOKEN
   --api-key K         the demo account's API key (default msk_demo)         METERSTACK_API_KEY
-  --speed N           run the virtual clock N times faster (default 1)      METERSTACK_SPEED
+  --speed N           run the virtual clock N times faster                  METERSTACK_SPEED
+                      (default: the speed the database's clock last ran at, else 1)
   --rate-limit N      requests per minute per API key, 0 = off (default 100) METERSTACK_RATE_LIMIT
   --command-timeout-ms N  how long to wait for a meter's reply (default 5000) METERSTACK_COMMAND_TIMEOUT_MS
   --no-demo           do not create the demo world                          METERSTACK_NO_DEMO=1
