@@ -31,7 +31,11 @@ export interface ServiceConfig {
   adminToken: string;
   /** The demo account's API key. */
   apiKey: string;
-  speed: number;
+  /**
+   * Virtual ms per wall ms. Default: the speed the store's clock last ran at (set by an earlier --speed
+   * or POST /sim/v1/clock/speed), else 1 (spec-decisions 54).
+   */
+  speed?: number;
   /** Virtual time (ms since epoch) a fresh store's clock starts at; default: now. Scenarios fix it. */
   clockStart?: number;
   demo: boolean;
@@ -148,8 +152,10 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   started.push(() => lease.release());
   const stored = await store.getSetting('clock.offset');
   const offset = Number(stored ?? 0);
+  const speedSetting = await store.getSetting('clock.speed');
+  const storedSpeed = speedSetting == null ? Number.NaN : Number(speedSetting);
   const clock = new VirtualClock({
-    speed: config.speed,
+    speed: config.speed ?? (Number.isFinite(storedSpeed) && storedSpeed >= 0 ? storedSpeed : 1),
     start:
       stored == null && config.clockStart !== undefined
         ? config.clockStart
@@ -213,6 +219,8 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     bus,
   });
   started.push(() => world.close());
+  // A meter whose keep-alive ran out goes offline by its will, which alone would read as a dropped socket.
+  broker.onMeterLinkTimeout((deviceId) => world.twins.expectOffline(deviceId, 'link_timeout'));
   if (config.demo) await seedDemoWorld(world, config.apiKey);
 
   const http = await buildHttpApp({

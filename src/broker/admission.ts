@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import type { Log } from './broker.ts';
 import { DEFAULT_MAX_PACKET_BYTES, PacketScanner } from './packet-limit.ts';
-import { RefusalLog } from './refusal-log.ts';
+import { RefusalLog, type RefusalReport } from './refusal-log.ts';
 
 export interface BrokerLimits {
   /** [MC-10.1] Largest remaining length of a packet. */
@@ -78,9 +78,14 @@ function peer(socket: Socket): string {
   return `${socket.remoteAddress}:${socket.remotePort}`;
 }
 
-export function createAdmission(limits: BrokerLimits, log: Log, now: () => number): Admission {
+export function createAdmission(
+  limits: BrokerLimits,
+  log: Log,
+  now: () => number,
+  report?: (r: RefusalReport) => void,
+): Admission {
   const bucket = new TokenBucket(limits.connectRate, now);
-  const refusals = new RefusalLog({ what: 'connections', log, intervalMs: limits.refusalSummaryMs });
+  const refusals = new RefusalLog({ what: 'connections', log, intervalMs: limits.refusalSummaryMs, report });
   const open = new Set<Socket>();
   // Not logged in yet, oldest first: the ones a newcomer may evict at the cap.
   const newcomers = new Set<Socket>();
@@ -100,6 +105,8 @@ export function createAdmission(limits: BrokerLimits, log: Log, now: () => numbe
             ? 'packet too large'
             : 'malformed',
         `closing MQTT connection from ${peer(socket)}: ${verdict.reason} [${verdict.rule}]`,
+        undefined,
+        { peer: peer(socket) },
       );
       socket.destroy();
     };
@@ -114,6 +121,8 @@ export function createAdmission(limits: BrokerLimits, log: Log, now: () => numbe
         refusals.note(
           'over the connection rate',
           `refused MQTT connection from ${peer(socket)}: more than ${limits.connectRate} new connections per second [MC-10.3]`,
+          undefined,
+          { peer: peer(socket) },
         );
         socket.destroy();
         return false;
@@ -124,6 +133,8 @@ export function createAdmission(limits: BrokerLimits, log: Log, now: () => numbe
           refusals.note(
             'at the connection cap',
             `refused MQTT connection from ${peer(socket)}: ${limits.maxConnections} connections open, all logged in [MC-10.4]`,
+            undefined,
+            { peer: peer(socket) },
           );
           socket.destroy();
           return false;
@@ -131,6 +142,8 @@ export function createAdmission(limits: BrokerLimits, log: Log, now: () => numbe
         refusals.note(
           'evicted before login at the connection cap',
           `closing MQTT connection from ${peer(oldest.value)}: not logged in, making room at the cap of ${limits.maxConnections} [MC-10.4]`,
+          undefined,
+          { peer: peer(oldest.value) },
         );
         newcomers.delete(oldest.value);
         open.delete(oldest.value);

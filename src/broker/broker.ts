@@ -2,12 +2,12 @@
 
 import { createServer, type Socket } from 'node:net';
 import { Aedes, type Client } from 'aedes';
-import type { EventBus } from '../events/bus.ts';
+import { type EventBus, silentBus } from '../events/bus.ts';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { Principal } from './access.ts';
 import { type BrokerLimits, checkBrokerLimits, createAdmission, DEFAULT_BROKER_LIMITS } from './admission.ts';
 import { createGuard } from './guard.ts';
-import { RefusalLog } from './refusal-log.ts';
+import { RefusalLog, type RefusalReport } from './refusal-log.ts';
 import { indexedMemoryPersistence } from './retained-index.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
@@ -42,6 +42,11 @@ export interface Broker {
   /** Clients that completed CONNECT and are still connected. */
   connectedClients(): number;
   principalOf(client: Client): Principal | undefined;
+  /**
+   * Calls `listener` with the device id of every meter whose keep-alive ran out (the broker then drops
+   * it and publishes its will): the twins tell `link_timeout` from any other will by it.
+   */
+  onMeterLinkTimeout(listener: (deviceId: string) => void): () => void;
   /** Refusals since start, by reason: CONNECTs refused, and connections refused or dropped [MC-10]. */
   refusals(): { logins: Record<string, number>; connections: Record<string, number> };
   /** Closes every client and the listener; resolves when all sockets are gone. Idempotent. */
@@ -74,13 +79,23 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
   if (typeof opts.authenticate !== 'function') throw new TypeError('authenticate must be a function');
   const host = opts.host ?? '127.0.0.1';
   const log = opts.log ?? noLog;
+  const bus = opts.bus ?? silentBus();
   const limits = checkBrokerLimits({ ...DEFAULT_BROKER_LIMITS, ...opts.limits });
-  const admission = createAdmission(limits, log, opts.now ?? Date.now);
+  // [MC-10.5] Each refusal the logs tell is an event, and so is each summary, with its count.
+  const report = (r: RefusalReport) =>
+    bus.emit('broker.refused', {
+      client_id: r.clientId === undefined ? '' : printable(r.clientId),
+      username: r.name ?? null,
+      reason: r.reason,
+      ...(r.peer === undefined ? {} : { peer: r.peer }),
+      ...(r.count === 1 ? {} : { count: r.count }),
+    });
+  const admission = createAdmission(limits, log, opts.now ?? Date.now, report);
   // [MC-10.5] Refused CONNECTs: the guard reports each; past the first few of an interval only the
   // summary is logged, counted by the CONNACK reason and the username given.
-  const logins = new RefusalLog({ what: 'logins', log, intervalMs: limits.refusalSummaryMs });
-  const guard = createGuard(opts.authenticate, log, (code, line, username) =>
-    logins.note(CONNACK_REASONS[code] ?? 'refused', line, printable(username)),
+  const logins = new RefusalLog({ what: 'logins', log, intervalMs: limits.refusalSummaryMs, report });
+  const guard = createGuard(opts.authenticate, log, (code, line, username, clientId) =>
+    logins.note(CONNACK_REASONS[code] ?? 'refused', line, printable(username), { clientId }),
   );
   const aedes = await Aedes.createBroker({
     ...guard.hooks,
@@ -96,6 +111,8 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
       logins.note(
         CONNACK_REASONS[errorCode] ?? `CONNACK ${errorCode}`,
         `refused ${client.id}: ${err.message}`,
+        undefined,
+        { clientId: client.id },
       );
       return;
     }
@@ -107,7 +124,17 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
       `MQTT connection ${client.id ?? '(no CONNECT yet)'}: ${err.message}`,
     ),
   );
-  aedes.on('clientReady', (client) => admission.loggedIn(client.conn as Socket));
+  aedes.on('clientReady', (client) => {
+    admission.loggedIn(client.conn as Socket);
+    const principal = guard.principalOf(client);
+    if (principal?.kind === 'meter')
+      bus.emit('meter.connected', { client_id: client.id }, { deviceId: principal.deviceId });
+  });
+  const linkTimeouts = new Set<(deviceId: string) => void>();
+  aedes.on('keepaliveTimeout', (client) => {
+    const principal = guard.principalOf(client);
+    if (principal?.kind === 'meter') for (const l of linkTimeouts) l(principal.deviceId);
+  });
 
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -161,6 +188,10 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     aedes,
     connectedClients: () => aedes.connectedClients,
     principalOf: guard.principalOf,
+    onMeterLinkTimeout: (listener) => {
+      linkTimeouts.add(listener);
+      return () => linkTimeouts.delete(listener);
+    },
     refusals: () => ({
       logins: Object.fromEntries(logins.totals),
       connections: Object.fromEntries(admission.refusals.totals),

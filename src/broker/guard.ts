@@ -69,9 +69,14 @@ export interface Guard {
 
 /**
  * Told of each refused CONNECT: its CONNACK return code, the line that says why (null when it was logged
- * already, as a failing authentication backend is, at error level) and the username given.
+ * already, as a failing authentication backend is, at error level), the username and the client id given.
  */
-export type OnRefusedLogin = (returnCode: number, line: string | null, username: string | undefined) => void;
+export type OnRefusedLogin = (
+  returnCode: number,
+  line: string | null,
+  username: string | undefined,
+  clientId: string,
+) => void;
 
 export function createGuard(
   authenticate: Authenticate,
@@ -94,7 +99,12 @@ export function createGuard(
       const willTopic = connects.get(client)?.will?.topic;
       connects.delete(client);
       if (username === undefined || password === undefined) {
-        onRefused(BAD_USERNAME_OR_PASSWORD, `refused ${client.id}: no username or password`, username);
+        onRefused(
+          BAD_USERNAME_OR_PASSWORD,
+          `refused ${client.id}: no username or password`,
+          username,
+          client.id,
+        );
         done(refusal(BAD_USERNAME_OR_PASSWORD, 'username and password are required'), null);
         return;
       }
@@ -108,6 +118,7 @@ export function createGuard(
                 admission.returnCode,
                 `refused ${client.id} (user ${username}): ${admission.reason}`,
                 username,
+                client.id,
               );
               done(refusal(admission.returnCode, admission.reason), null);
               return;
@@ -117,7 +128,7 @@ export function createGuard(
           },
           (err: unknown) => {
             log('error', `authenticate failed for user ${username}: ${String(err)}`);
-            onRefused(SERVER_UNAVAILABLE, null, username);
+            onRefused(SERVER_UNAVAILABLE, null, username, client.id);
             done(refusal(SERVER_UNAVAILABLE, 'authentication backend failed'), null);
           },
         );

@@ -7,7 +7,23 @@
 import { BoundedLog } from '../log/bounded.ts';
 import type { Log } from './broker.ts';
 
+/** Who was refused, as far as the broker knows: a client id once CONNECT came, else the peer. */
+export interface Refused {
+  clientId?: string;
+  peer?: string;
+}
+
+/** One refusal told, or one reason's untold refusals summed up (`count`), for the event stream. */
+export interface RefusalReport extends Refused {
+  reason: string;
+  /** The username given (a summary names the first one). */
+  name?: string;
+  count: number;
+}
+
 export interface RefusalLogOptions {
+  /** Told what the log tells, within its bounds: each refusal told, and one per reason summed up. */
+  report?: (r: RefusalReport) => void;
   /** Names what is refused in the summary: 'logins', 'connections'. */
   what: string;
   log: Log;
@@ -23,10 +39,12 @@ const KEPT_NAMES = 1000;
 export class RefusalLog {
   readonly #log: Log;
   readonly #bounded: BoundedLog<string>;
+  readonly #report: ((r: RefusalReport) => void) | undefined;
 
   constructor(opts: RefusalLogOptions) {
-    const { what, log, intervalMs, immediate = 5 } = opts;
+    const { what, log, intervalMs, immediate = 5, report } = opts;
     this.#log = log;
+    this.#report = report;
     this.#bounded = new BoundedLog({
       perInterval: immediate,
       intervalMs,
@@ -45,6 +63,8 @@ export class RefusalLog {
           `refused ${total.toLocaleString('en')} ${what} in the last ${intervalMs / 1000} s: ${parts.join(', ')} ` +
             `(the first ${immediate} logged above) [MC-10.5]`,
         );
+        for (const [reason, t] of counted)
+          report?.({ reason, name: t.byName.keys().next().value, count: t.n });
       },
     });
   }
@@ -58,8 +78,10 @@ export class RefusalLog {
    * Counts one refusal. `line` is logged now unless this interval already logged its share; null
    * when the refusal was logged already (an authentication backend failing, at error level).
    */
-  note(reason: string, line: string | null, name?: string): void {
-    if (this.#bounded.note(reason, name) && line !== null) this.#log('info', line);
+  note(reason: string, line: string | null, name?: string, who?: Refused): void {
+    if (!this.#bounded.note(reason, name)) return;
+    if (line !== null) this.#log('info', line);
+    this.#report?.({ reason, name, count: 1, ...who });
   }
 
   /** Ends the interval: logs the summary of what was only counted. */

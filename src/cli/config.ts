@@ -21,7 +21,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --admin-token T     token for /sim/v1 and the broker's admin login, at least 8 characters
                       (generated and printed if not given)                  METERSTACK_ADMIN_TOKEN
   --api-key K         the demo account's API key (default msk_demo)         METERSTACK_API_KEY
-  --speed N           run the virtual clock N times faster (default 1)      METERSTACK_SPEED
+  --speed N           run the virtual clock N times faster                  METERSTACK_SPEED
+                      (default: the speed the database's clock last ran at, else 1)
   --rate-limit N      requests per minute per API key, 0 = off (default 100) METERSTACK_RATE_LIMIT
   --command-timeout-ms N  how long to wait for a meter's reply (default 5000) METERSTACK_COMMAND_TIMEOUT_MS
   --no-demo           do not create the demo world                          METERSTACK_NO_DEMO=1
@@ -136,8 +137,9 @@ export function parseServeConfig(
   }
   if (values.help) return { help: true };
   const speedRaw = pick(values, env, 'speed');
-  const speed = speedRaw === undefined ? 1 : Number(speedRaw);
-  if (!Number.isFinite(speed) || speed < 0 || speed > 1_000_000) {
+  // Not given: the speed the store's clock last ran at (spec-decisions 54).
+  const speed = speedRaw === undefined ? undefined : Number(speedRaw);
+  if (speed !== undefined && (!Number.isFinite(speed) || speed < 0 || speed > 1_000_000)) {
     throw new ConfigError(`--speed (METERSTACK_SPEED) must be a number from 0 to 1000000, got '${speedRaw}'`);
   }
   const given = pick(values, env, 'admin-token');

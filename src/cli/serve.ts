@@ -68,7 +68,7 @@ export async function runServe(argv: string[]): Promise<void> {
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,
       clockIso: toIstIsoSeconds(svc.world.clock.now()),
-      speed: config.speed,
+      speed: svc.world.clock.speed,
       demoMeters: DEMO_METERS.map((def) => {
         const deviceId = def.deviceId ?? '';
         const meter = svc.world.meter(deviceId);

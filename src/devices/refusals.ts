@@ -30,8 +30,19 @@ export const REFUSAL_RULES = {
 
 export type RefusalReason = keyof typeof REFUSAL_RULES;
 
+/** One refusal told, or the summary of one reason's untold refusals, for the event stream. */
+export interface RefusalReport {
+  reason: RefusalReason;
+  count: number;
+  detail: string;
+  /** The device that sent it; for a summary, only when one device sent them all. */
+  deviceId?: string;
+}
+
 export interface RefusalLogOptions {
   log: Log;
+  /** Told what the log tells, in the same bounds: each refusal told, and one per reason summed up. */
+  report?: (r: RefusalReport) => void;
   /** Refusals logged in full per interval; the rest are summed up. Default 5. */
   perInterval?: number;
   /** Default 10 s (wall time: it paces the log, not the meters). */
@@ -50,10 +61,12 @@ export class RefusalLog {
   ) as Record<RefusalReason, number>;
   readonly #log: Log;
   readonly #bounded: BoundedLog<RefusalReason>;
+  readonly #report: ((r: RefusalReport) => void) | undefined;
 
   constructor(opts: RefusalLogOptions) {
-    const { log, perInterval = 5, intervalMs = 10_000 } = opts;
+    const { log, perInterval = 5, intervalMs = 10_000, report } = opts;
     this.#log = log;
+    this.#report = report;
     this.#bounded = new BoundedLog({
       perInterval,
       intervalMs,
@@ -65,6 +78,17 @@ export class RefusalLog {
           'warn',
           `twins: refused ${total} more not logged one by one in the last ${intervalMs / 1000} s: ${parts.join(', ')}`,
         );
+        if (report) {
+          for (const [reason, t] of counted) {
+            const only = t.byName.size === 1 && t.untracked === 0 ? t.byName.keys().next().value : undefined;
+            report({
+              reason,
+              count: t.n,
+              detail: `summary [${REFUSAL_RULES[reason]}] ${whose(t)}`,
+              deviceId: only,
+            });
+          }
+        }
       },
     });
   }
@@ -77,8 +101,10 @@ export class RefusalLog {
     this.counts[reason] += n;
     // [MC-9.5] The reason (the counter's name) and the rule: "forgedReply" and "unmatchedReply" share
     // MC-8.9, and a sample may break MC-3.10 two ways, so the rule alone does not say which.
-    if (this.#bounded.note(reason, from, n))
-      this.#log('warn', `twins: refused ${reason}: ${detail()} [${REFUSAL_RULES[reason]}]`);
+    if (!this.#bounded.note(reason, from, n)) return;
+    const told = `${detail()} [${REFUSAL_RULES[reason]}]`;
+    this.#log('warn', `twins: refused ${reason}: ${told}`);
+    this.#report?.({ reason, count: n, detail: told, deviceId: from });
   }
 
   /** Counts each item under its reason; one log line per reason, about the first item of it. */

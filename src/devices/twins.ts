@@ -11,9 +11,12 @@ import { type EventBus, silentBus } from '../events/bus.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
+import { PendingCommands, type Reply } from './pending-commands.ts';
 import { judgeSamples, stateRefusal } from './plausibility.ts';
 import { RefusalLog, type RefusalReason } from './refusals.ts';
 import { ReportBatch } from './report-batch.ts';
+import { TelemetrySummary } from './telemetry-summary.ts';
+import { infoChanges, type OfflineReason, offlineReason, stateEmissions } from './twin-events.ts';
 import type { CommandOutcome, Log, Twin, TwinCommand, TwinReport } from './types.ts';
 
 export interface TwinRegistryOptions {
@@ -37,6 +40,10 @@ export interface TwinRegistryOptions {
   log?: Log;
   /** Where meter life, state and command events go (src/events); default: a silent bus. */
   bus?: EventBus;
+  /** The account a device belongs to, for the events' context; undefined when not known. */
+  accountOf?: (deviceId: string) => number | undefined;
+  /** How often accepted telemetry is summed up in one `telemetry.summary` event. Default 1000 ms. */
+  summaryIntervalMs?: number;
 }
 
 /** What `restore` puts back into a twin before the broker says anything. */
@@ -52,16 +59,10 @@ const NO_CREDIT_OVER_TWINS: CommandOutcome = {
   message: '[LEDGER-2] a recharge goes through the ledger (World.recharge), never straight to a meter',
 };
 
-interface Pending {
-  resolve: (outcome: CommandOutcome) => void;
-  timer: NodeJS.Timeout;
-  deviceId: string;
-}
-
 export class TwinRegistry {
   readonly #opts: TwinRegistryOptions;
   readonly #twins = new Map<string, Twin>();
-  readonly #pending = new Map<string, Pending>();
+  readonly #pending: PendingCommands;
   readonly #clientSuffix = randomBytes(4).toString('hex');
   #client: MqttClient | null = null;
   /** Malformed or unknown-device messages dropped, by reason [MC-9.2]. */
@@ -73,12 +74,26 @@ export class TwinRegistry {
   readonly #waiters = new Set<{ deviceId: string; online: boolean; resolve: (ok: boolean) => void }>();
   /** Saves reported info and state [MC-5.4]; null when nothing persists them. */
   readonly #reports: ReportBatch | null;
+  readonly #summary: TelemetrySummary;
+  /** Why the next offline of a device will come, told by whoever knew first (see `expectOffline`). */
+  readonly #offlineHints = new Map<string, OfflineReason>();
 
   constructor(opts: TwinRegistryOptions) {
     this.#opts = opts;
     this.#now = opts.now ?? Date.now;
     this.#bus = opts.bus ?? silentBus();
-    this.#refusals = new RefusalLog({ log: opts.log ?? (() => {}) });
+    this.#pending = new PendingCommands(this.#bus, (id) => this.#ctx(id));
+    this.#summary = new TelemetrySummary({ bus: this.#bus, intervalMs: opts.summaryIntervalMs });
+    this.#refusals = new RefusalLog({
+      log: opts.log ?? (() => {}),
+      // [MC-9.5] Within the log's bounds: each refusal told, and one event per reason summed up.
+      report: (r) =>
+        this.#bus.emit(
+          'contract.refused',
+          { reason: r.reason, count: r.count, detail: r.detail },
+          r.deviceId === undefined ? undefined : this.#ctx(r.deviceId),
+        ),
+    });
     const save = opts.saveReports;
     this.#reports = save
       ? new ReportBatch({
@@ -121,6 +136,7 @@ export class TwinRegistry {
       reconnectPeriod: 1000,
     });
     this.#client = client;
+    this.#summary.start();
     client.on('message', (topic, payload, packet) => this.#onMessage(topic, payload, packet.retain));
     client.on('error', (err) => this.#opts.log?.('warn', `twins: mqtt: ${err.message}`));
     // [MC-2.3] The service's session is clean, so QoS 1 on the broker→service leg guards nothing a TCP
@@ -145,6 +161,14 @@ export class TwinRegistry {
     return this.#twins.values();
   }
 
+  /**
+   * The next offline of `deviceId` is for `reason`: the broker's keep-alive ran out (its will follows),
+   * or /sim/v1 unplugs a virtual meter (its goodbye follows). Forgotten once the device is online again.
+   */
+  expectOffline(deviceId: string, reason: OfflineReason): void {
+    if (this.#twins.get(deviceId)?.online) this.#offlineHints.set(deviceId, reason);
+  }
+
   /** Sends a command and waits for the meter's reply. */
   command(
     deviceId: string,
@@ -157,14 +181,9 @@ export class TwinRegistry {
     if (!twin?.online || !client?.connected) return Promise.resolve({ ok: false, reason: 'offline' });
     // [MC-8.2] [MC-8.9] Unguessable (122 random bits): a meter cannot answer a command it never received.
     const id = randomUUID();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        resolve({ ok: false, reason: 'timeout', afterMs: timeoutMs });
-      }, timeoutMs);
-      this.#pending.set(id, { resolve, timer, deviceId });
-      client.publish(topicFor(deviceId, 'cmd'), encode('cmd', commandToWire(id, command)), { qos: 1 });
-    });
+    return this.#pending.send(deviceId, id, command.op, timeoutMs, () =>
+      client.publish(topicFor(deviceId, 'cmd'), encode('cmd', commandToWire(id, command)), { qos: 1 }),
+    );
   }
 
   /** Resolves true once the twin's availability equals `online`, false after `timeoutMs`. */
@@ -190,16 +209,13 @@ export class TwinRegistry {
   }
 
   async stop(): Promise<void> {
-    for (const [id, p] of this.#pending) {
-      clearTimeout(p.timer);
-      p.resolve({ ok: false, reason: 'offline' });
-      this.#pending.delete(id);
-    }
+    this.#pending.failAll();
     await this.settled();
     await this.#client?.endAsync();
     this.#client = null;
     await this.saveReports();
     this.#refusals.stop();
+    this.#summary.stop();
   }
 
   /** Saves every report not yet saved; resolves once they are durable (or the save failed, logged). */
@@ -250,9 +266,11 @@ export class TwinRegistry {
       case 'availability': {
         const twin = this.#twin(deviceId);
         const a = msg as { online: boolean; ts?: number };
+        const was = twin.online;
         twin.online = a.online;
         twin.onlineSince = a.ts ?? null;
-        if (!a.online) this.#failPending(deviceId);
+        if (a.online !== was) this.#emitAvailability(deviceId, a.online, a.ts);
+        if (!a.online) this.#pending.failDevice(deviceId);
         for (const w of this.#waiters) {
           if (w.deviceId === deviceId && w.online === a.online) {
             this.#waiters.delete(w);
@@ -265,10 +283,7 @@ export class TwinRegistry {
         this.#onTelemetry(this.#twin(deviceId), msg as { samples: SamplePayload[] });
         break;
       case 'reply':
-        this.#onReply(
-          deviceId,
-          msg as { id: string; ok: boolean; data?: unknown; error?: { code: string; message: string } },
-        );
+        this.#onReply(deviceId, msg as Reply);
         break;
     }
   }
@@ -283,8 +298,17 @@ export class TwinRegistry {
       );
       return;
     }
-    this.#twin(deviceId).info = info;
+    const twin = this.#twin(deviceId);
+    const changed = infoChanges(twin.info, info);
+    twin.info = info;
     this.#reports?.mark(deviceId);
+    if (changed.length === 0) return;
+    const { model, firmware, has_relay, telemetry_period_s } = info;
+    this.#bus.emit(
+      'meter.info',
+      { model, firmware, has_relay, telemetry_period_s, changed },
+      this.#ctx(deviceId),
+    );
   }
 
   /** [MC-5.1] [MC-3.10] A state older than the one held, or stamped outside the window, changes nothing. */
@@ -300,8 +324,24 @@ export class TwinRegistry {
       );
       return;
     }
+    const was = twin.state;
     twin.state = state;
     this.#reports?.mark(deviceId);
+    if (!this.#bus.enabled) return;
+    for (const e of stateEmissions(was, state)) this.#bus.emit(e.type, e.data, this.#ctx(deviceId));
+  }
+
+  #emitAvailability(deviceId: string, online: boolean, ts: number | undefined): void {
+    const hint = this.#offlineHints.get(deviceId);
+    this.#offlineHints.delete(deviceId);
+    if (online) this.#bus.emit('meter.online', { since: ts ?? null }, this.#ctx(deviceId));
+    else this.#bus.emit('meter.offline', { reason: offlineReason(ts, hint) }, this.#ctx(deviceId));
+  }
+
+  /** The events' context of a device: its id and, when known, its account. */
+  #ctx(deviceId: string): { deviceId: string; accountId?: number } {
+    const accountId = this.#opts.accountOf?.(deviceId);
+    return accountId === undefined ? { deviceId } : { deviceId, accountId };
   }
 
   #onTelemetry(twin: Twin, msg: { samples: SamplePayload[] }): void {
@@ -326,6 +366,7 @@ export class TwinRegistry {
       return;
     }
     twin.latest = verdict.newest;
+    if (verdict.newest) this.#summary.add(twin.deviceId, samples.length, verdict.newest);
     const last = samples[samples.length - 1]!;
     const pk = this.#opts.devicePk(twin.deviceId);
     if (pk === undefined) {
@@ -351,52 +392,20 @@ export class TwinRegistry {
   }
 
   /** [MC-8.9] A reply counts only from the device its command went to. */
-  #onReply(
-    deviceId: string,
-    msg: {
-      id: string;
-      ok: boolean;
-      data?: unknown;
-      error?: { code: string; message: string };
-    },
-  ): void {
-    const pending = this.#pending.get(msg.id);
-    if (!pending) {
-      // Late (after a timeout), a repeat, or a guess: nothing waits for it.
+  #onReply(deviceId: string, msg: Reply): void {
+    const verdict = this.#pending.reply(deviceId, msg);
+    if (verdict.ok) return;
+    if (verdict.why === 'unmatched')
       this.#refusals.refuse(
         'unmatchedReply',
         deviceId,
         () => `reply ${msg.id} from ${deviceId} (no command waits for it)`,
       );
-      return;
-    }
-    if (pending.deviceId !== deviceId) {
-      // Another meter answering a command it never received: the real answer may still come.
+    else
       this.#refusals.refuse(
         'forgedReply',
         deviceId,
-        () => `reply ${msg.id} from ${deviceId} to a command sent to ${pending.deviceId}`,
+        () => `reply ${msg.id} from ${deviceId} to a command sent to ${verdict.to}`,
       );
-      return;
-    }
-    this.#pending.delete(msg.id);
-    clearTimeout(pending.timer);
-    if (msg.ok) pending.resolve({ ok: true, data: msg.data });
-    else
-      pending.resolve({
-        ok: false,
-        reason: 'rejected',
-        code: msg.error?.code ?? 'unknown',
-        message: msg.error?.message ?? '',
-      });
-  }
-
-  #failPending(deviceId: string): void {
-    for (const [id, p] of this.#pending) {
-      if (p.deviceId !== deviceId) continue;
-      clearTimeout(p.timer);
-      this.#pending.delete(id);
-      p.resolve({ ok: false, reason: 'offline' });
-    }
   }
 }

@@ -21,6 +21,7 @@ import {
   type HttpLimits,
   serverTimeoutOptions,
 } from './limits.ts';
+import { registerRequestEvents } from './request-events.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -61,6 +62,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   const now = () => opts.world.clock.now();
   registerEnvelope(app, now);
+  registerRequestEvents(app, opts.world.bus);
 
   await app.register(swagger, {
     openapi: {

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { toIstIso } from '../time/ist.ts';
 import { ApiError, ERRORS, type ValidationItem } from './errors.ts';
+import { noteErrorCode } from './request-events.ts';
 
 export interface SuccessEnvelope<T> {
   success: true;
@@ -76,5 +77,6 @@ export function registerEnvelope(app: FastifyInstance, now: () => number): void 
 }
 
 export function sendError(reply: FastifyReply, now: number, err: ApiError): FastifyReply {
+  noteErrorCode(reply.request, err.code);
   return reply.code(err.status).type('application/json').send(failure(now, err));
 }

@@ -214,6 +214,11 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     return success(now(), { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()) }, 'clock advanced');
   });
 
+  r.post('/clock/speed', { schema: { tags, security, body: s.speedBody } }, async (req) => {
+    const { speed } = await world.setSpeed(req.body.speed);
+    return success(now(), { speed }, 'clock speed set');
+  });
+
   r.get('/clock', { schema: { tags, security } }, async () => {
     return success(now(), { now: toIstIso(now()), now_ms: now(), speed: world.clock.speed });
   });

@@ -78,4 +78,7 @@ export const advanceBody = z.strictObject({
     .max(10 * 366 * 86_400),
 });
 
+/** Virtual ms per wall ms; 0 freezes the clock. The same bound as `--speed`. */
+export const speedBody = z.strictObject({ speed: z.number().min(0).max(1_000_000) });
+
 export type DeviceBody = z.infer<typeof deviceBody>;

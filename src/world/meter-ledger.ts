@@ -47,7 +47,7 @@ export class MeterLedger {
     deviceId: string,
     amount: number,
     transactionId: string,
-  ): Promise<{ balance: number; applied: boolean }> {
+  ): Promise<{ balance: number; applied: boolean; ledgerSeq: number }> {
     const { store, clock, fleet } = this.#opts;
     const meter = fleet.get(deviceId);
     const meta = this.#opts.meta.get(deviceId);
@@ -73,7 +73,7 @@ export class MeterLedger {
           );
         }
         meter.tick();
-        return false;
+        return { applied: false as const, seq: result.entry.seq };
       }
       const shownBefore = this.#opts.reportedState(deviceId);
       const reply = meter.command(`recharge:${transactionId}`, {
@@ -90,14 +90,18 @@ export class MeterLedger {
           `recharge ${transactionId} of ${deviceId} is in the ledger but the meter answered ${JSON.stringify(reply)} [LEDGER-1]`,
         );
       }
-      return { shownBefore };
+      return { applied: true as const, seq: result.entry.seq, shownBefore };
     });
     this.#crediting = credit.catch(() => undefined);
     const outcome = await credit;
-    if (outcome !== false) {
+    if (outcome.applied) {
       await Promise.all([this.#opts.saveSnapshots(), this.#shown(deviceId, outcome.shownBefore)]);
     }
-    return { balance: reportedBalance(meter.state.balance), applied: outcome !== false };
+    return {
+      balance: reportedBalance(meter.state.balance),
+      applied: outcome.applied,
+      ledgerSeq: outcome.seq,
+    };
   }
 
   /** Waits (2 s at most) until the service has taken a state newer than `before` from a connected meter. */

@@ -68,7 +68,7 @@ export class SnapshotSaver {
     });
   }
 
-  /** Persists every virtual meter's state and the clock offset. */
+  /** Persists every virtual meter's state and the clock (offset and speed). */
   saveAll(): Promise<void> {
     return this.#enqueue(async () => {
       const now = this.#opts.clock.now();
@@ -76,6 +76,8 @@ export class SnapshotSaver {
       for (const { meter, meta } of this.#opts.meters()) snapshots.push(snapshotOf(meter, meta, now));
       if (snapshots.length > 0) await this.#opts.store.saveMeterSnapshots(snapshots);
       await this.#opts.store.setSetting('clock.offset', String(this.#opts.clock.offset()));
+      // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
+      await this.#opts.store.setSetting('clock.speed', String(this.#opts.clock.speed));
     });
   }
 

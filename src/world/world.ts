@@ -3,6 +3,7 @@
 
 import type { VirtualClock } from '../../simulator/clock.ts';
 import { Fleet } from '../../simulator/fleet.ts';
+import { reportedBalance } from '../../simulator/meter/index.ts';
 import type { MeterState } from '../../simulator/meter/types.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
@@ -43,6 +44,8 @@ export class World {
   readonly #writer: BatchWriter;
   readonly #opts: WorldOptions;
   readonly #pks = new Map<string, number>();
+  /** Each device's account, for the events' context. */
+  readonly #accounts = new Map<string, number>();
   readonly #meta = new Map<string, MeterMeta>();
   readonly #snapshots: SnapshotSaver;
   readonly #ledger: MeterLedger;
@@ -70,6 +73,7 @@ export class World {
       saveReports: (reports) => saveReports(opts.store, reports, (id) => this.#pks.get(id), opts.clock.now()),
       log: opts.log,
       bus: this.bus,
+      accountOf: (id) => this.#accounts.get(id),
     });
     this.fleet = new Fleet({ clock: opts.clock, tickMs: opts.fleetTickMs });
     this.#snapshots = new SnapshotSaver({
@@ -189,6 +193,7 @@ export class World {
       now,
     );
     this.#pks.set(deviceId, device.pk);
+    this.#accounts.set(deviceId, device.accountId);
     if (input.external) return { device, secret, meter: null };
     const plan = newMeterPlan(input, deviceId, now);
     const state = plan.live(
@@ -229,6 +234,8 @@ export class World {
   async setOnline(deviceId: string, online: boolean): Promise<void> {
     const meter = this.fleet.get(deviceId);
     if (!meter) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+    // Unplugged through /sim/v1: its goodbye says `bye`, but the reason a person wants is this one.
+    if (!online) this.twins.expectOffline(deviceId, 'unplugged');
     await meter.setOnline(online);
     this.markChanged();
     await this.twins.waitForAvailability(deviceId, online);
@@ -239,13 +246,37 @@ export class World {
     return this.fleet.get(deviceId);
   }
 
-  /** Credits a virtual meter, ledger first, exactly once per transaction id [LEDGER-1] (meter-ledger.ts). */
-  recharge(
+  /**
+   * Credits a virtual meter, ledger first, exactly once per transaction id [LEDGER-1] (meter-ledger.ts).
+   * Every outcome is a `money.recharge` event: applied, duplicate, or refused (with why).
+   */
+  async recharge(
     deviceId: string,
     amount: number,
     transactionId: string,
   ): Promise<{ balance: number; applied: boolean }> {
-    return this.#ledger.recharge(deviceId, amount, transactionId);
+    const ctx = { deviceId, accountId: this.#accounts.get(deviceId) };
+    const data = { transaction_id: transactionId, amount };
+    try {
+      const { balance, applied, ledgerSeq } = await this.#ledger.recharge(deviceId, amount, transactionId);
+      const outcome = applied ? 'applied' : 'duplicate';
+      this.bus.emit('money.recharge', { outcome, ...data, ledger_seq: ledgerSeq, balance }, ctx);
+      return { balance, applied };
+    } catch (err) {
+      const meter = this.fleet.get(deviceId);
+      this.bus.emit(
+        'money.recharge',
+        {
+          outcome: 'refused',
+          ...data,
+          ledger_seq: null,
+          balance: meter ? reportedBalance(meter.state.balance) : null,
+          reason: (err as Error).message,
+        },
+        ctx,
+      );
+      throw err;
+    }
   }
 
   /** [LEDGER-3] Every virtual meter (or one) against its ledger, as of this instant. */
@@ -261,7 +292,20 @@ export class World {
     const jump = await this.clock.advance(ms);
     await this.settle();
     await this.saveSnapshots();
+    this.bus.emit('clock.advanced', jump);
     return jump;
+  }
+
+  /**
+   * Runs the clock `speed` times faster than wall time from now on (0 freezes it); kept in the store
+   * with the clock offset, so a restart runs at it (spec-decisions 54).
+   */
+  async setSpeed(speed: number): Promise<{ speed: number; was: number }> {
+    const was = this.clock.speed;
+    this.clock.setSpeed(speed);
+    await this.saveSnapshots();
+    this.bus.emit('clock.speed', { speed, was });
+    return { speed, was };
   }
 
   /** Waits until every sample the online virtual meters produced so far is stored. */
@@ -311,7 +355,10 @@ export class World {
 
   async #restore(): Promise<void> {
     const devices = await this.store.listDevices();
-    for (const d of devices) this.#pks.set(d.deviceId, d.pk);
+    for (const d of devices) {
+      this.#pks.set(d.deviceId, d.pk);
+      this.#accounts.set(d.deviceId, d.accountId);
+    }
     const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
     for (const device of devices) {
       if (device.kind !== 'virtual') continue;
