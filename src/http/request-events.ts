@@ -57,7 +57,15 @@ function safeDecode(s: string): string {
   }
 }
 
-/** Adds the hook that emits `http.request` for every answered request. */
+/**
+ * Requests the event views make to read themselves are not events: a journal poll or a stream would
+ * otherwise put a new event in the journal at every read, and the console's own files are no news.
+ */
+export function observed(route: string): boolean {
+  return !(route === '/' || route.startsWith('/console/') || route.startsWith('/sim/v1/events'));
+}
+
+/** Adds the hook that emits `http.request` for every answered request but the views' own reads. */
 export function registerRequestEvents(app: FastifyInstance, bus: EventBus): void {
   if (!bus.enabled) return;
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
@@ -65,6 +73,7 @@ export function registerRequestEvents(app: FastifyInstance, bus: EventBus): void
     const code = reply.statusCode >= 400 ? errorCodes.get(request) : undefined;
     const url = request.url;
     const route = request.routeOptions.url ?? '(no route)';
+    if (!observed(route)) return done();
     bus.emit(
       'http.request',
       {

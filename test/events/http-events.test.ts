@@ -90,6 +90,15 @@ describe('http.request', () => {
         .every((e) => e.data.route === '/healthz'),
     ).toBe(true);
   });
+  it('the event views reading themselves are not events; every other read is', async () => {
+    const before = seen.of('http.request').length;
+    ok(await t.sim('GET', '/events?limit=1'));
+    expect((await fetch(`${t.svc.httpUrl}/`)).status).toBe(200);
+    expect(seen.of('http.request')).toHaveLength(before);
+    ok(await t.sim('GET', '/clock'));
+    expect(seen.of('http.request')).toHaveLength(before + 1);
+    expect(last('/sim/v1/clock')!.data).toMatchObject({ route: '/sim/v1/clock', status: 200 });
+  });
 });
 
 async function until(check: () => boolean, timeoutMs = 3_000): Promise<void> {
