@@ -328,7 +328,10 @@ export class TwinRegistry {
     twin.state = state;
     this.#reports?.mark(deviceId);
     if (!this.#bus.enabled) return;
-    for (const e of stateEmissions(was, state)) this.#bus.emit(e.type, e.data, this.#ctx(deviceId));
+    // Stamped when the meter says it happened (a cut-off inside a clock jump happens before the jump
+    // ends), never later than now: the ts passed MC-3.10 but may run a little ahead.
+    const ctx = { ...this.#ctx(deviceId), vt: Math.min(state.ts, this.#now()) };
+    for (const e of stateEmissions(was, state)) this.#bus.emit(e.type, e.data, ctx);
   }
 
   #emitAvailability(deviceId: string, online: boolean, ts: number | undefined): void {

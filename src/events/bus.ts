@@ -18,6 +18,11 @@ export interface EventBusOptions {
 export interface EmitContext {
   deviceId?: string;
   accountId?: number;
+  /**
+   * The virtual time the event happened at, when that is not now: a meter's state change is stamped
+   * with the meter's own (checked) ts. Default: the clock's now.
+   */
+  vt?: number;
 }
 
 export type Subscriber = (event: MeterEvent) => void;
@@ -50,7 +55,8 @@ export class EventBus {
 
   emit<T extends EventType>(type: T, data: EventData<T>, ctx?: EmitContext): MeterEvent<T> | null {
     if (!this.enabled) return null;
-    const event: MeterEvent<T> = { seq: this.#next++, type, vt: this.#now(), wt: this.#wall(), data };
+    const vt = ctx?.vt ?? this.#now();
+    const event: MeterEvent<T> = { seq: this.#next++, type, vt, wt: this.#wall(), data };
     if (ctx?.deviceId !== undefined) event.device_id = ctx.deviceId;
     if (ctx?.accountId !== undefined) event.account_id = ctx.accountId;
     for (const s of this.#subscribers) {

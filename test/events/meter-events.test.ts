@@ -73,9 +73,14 @@ describe('a virtual meter driven through the v2 API', () => {
 describe('a prepaid meter runs out and is recharged', () => {
   it('meter.cutoff with its balance, money.recharge applied + meter.restored, then duplicate and refused', async () => {
     const a = await tenant(t.sim, { mode: 'prepaid', balance: 10, eb_tariff: 800, load_watts: 1000 });
+    const { now_ms: from } = ok(await t.sim<{ now_ms: number }>('GET', '/clock'));
     ok(await t.sim('POST', '/clock/advance', { seconds: 600 }));
     const cut = await seen.waitFor('meter.cutoff', (e) => e.device_id === a.deviceId);
     expect(cut.data.balance).toBeLessThan(0);
+    // 10 paise at 1 kW and ₹8/kWh last 45 s: the event is stamped when the meter cut off, inside the
+    // jump, not when the jump ended.
+    expect(cut.vt - from).toBeGreaterThanOrEqual(45_000);
+    expect(cut.vt - from).toBeLessThan(60_000);
     expect(cut.account_id).toBe(a.accountId);
     const relay = seen.of('meter.relay', a.deviceId);
     expect(relay.map((e) => e.data)).toEqual([
