@@ -184,9 +184,10 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     streams: config.events?.streams,
   });
   started.push(async () => events.close());
-  log = (level, msg) => {
-    config.log(level, msg);
-    bus.emit('log', { level, msg });
+  log = (level, msg, meta) => {
+    config.log(level, msg, meta);
+    // A line whose fact is its own typed event (a refusal) is not told twice.
+    if (!meta?.event) bus.emit('log', { level, msg });
   };
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 

@@ -10,7 +10,11 @@ import { createGuard } from './guard.ts';
 import { RefusalLog, type RefusalReport } from './refusal-log.ts';
 import { indexedMemoryPersistence } from './retained-index.ts';
 
-export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
+/**
+ * A log line. `meta.event`: the same fact also goes onto the event bus as its own typed event (a
+ * refusal), so the line must not be emitted a second time as a `log` event.
+ */
+export type Log = (level: 'info' | 'warn' | 'error', msg: string, meta?: { event?: boolean }) => void;
 
 /** Maps CONNECT credentials to a principal; null refuses them. */
 export type Authenticate = (

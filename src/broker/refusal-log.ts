@@ -40,11 +40,14 @@ export class RefusalLog {
   readonly #log: Log;
   readonly #bounded: BoundedLog<string>;
   readonly #report: ((r: RefusalReport) => void) | undefined;
+  /** Each line is also reported (as a `broker.refused` event): not a `log` event as well. */
+  readonly #meta: { event: true } | undefined;
 
   constructor(opts: RefusalLogOptions) {
     const { what, log, intervalMs, immediate = 5, report } = opts;
     this.#log = log;
     this.#report = report;
+    this.#meta = report ? { event: true } : undefined;
     this.#bounded = new BoundedLog({
       perInterval: immediate,
       intervalMs,
@@ -62,6 +65,7 @@ export class RefusalLog {
           'warn',
           `refused ${total.toLocaleString('en')} ${what} in the last ${intervalMs / 1000} s: ${parts.join(', ')} ` +
             `(the first ${immediate} logged above) [MC-10.5]`,
+          this.#meta,
         );
         for (const [reason, t] of counted)
           report?.({ reason, name: t.byName.keys().next().value, count: t.n });
@@ -80,7 +84,7 @@ export class RefusalLog {
    */
   note(reason: string, line: string | null, name?: string, who?: Refused): void {
     if (!this.#bounded.note(reason, name)) return;
-    if (line !== null) this.#log('info', line);
+    if (line !== null) this.#log('info', line, this.#meta);
     this.#report?.({ reason, name, count: 1, ...who });
   }
 

@@ -62,11 +62,14 @@ export class RefusalLog {
   readonly #log: Log;
   readonly #bounded: BoundedLog<RefusalReason>;
   readonly #report: ((r: RefusalReport) => void) | undefined;
+  /** Each line is also reported (as a `contract.refused` event): not a `log` event as well. */
+  readonly #meta: { event: true } | undefined;
 
   constructor(opts: RefusalLogOptions) {
     const { log, perInterval = 5, intervalMs = 10_000, report } = opts;
     this.#log = log;
     this.#report = report;
+    this.#meta = report ? { event: true } : undefined;
     this.#bounded = new BoundedLog({
       perInterval,
       intervalMs,
@@ -77,6 +80,7 @@ export class RefusalLog {
         log(
           'warn',
           `twins: refused ${total} more not logged one by one in the last ${intervalMs / 1000} s: ${parts.join(', ')}`,
+          this.#meta,
         );
         if (report) {
           for (const [reason, t] of counted) {
@@ -103,7 +107,7 @@ export class RefusalLog {
     // MC-8.9, and a sample may break MC-3.10 two ways, so the rule alone does not say which.
     if (!this.#bounded.note(reason, from, n)) return;
     const told = `${detail()} [${REFUSAL_RULES[reason]}]`;
-    this.#log('warn', `twins: refused ${reason}: ${told}`);
+    this.#log('warn', `twins: refused ${reason}: ${told}`, this.#meta);
     this.#report?.({ reason, count: n, detail: told, deviceId: from });
   }
 

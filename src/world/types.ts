@@ -4,7 +4,11 @@
 import type { LoadProfile, MeterModel, Mode, TariffSlot } from '../../simulator/meter/types.ts';
 import type { Udfs } from '../store/types.ts';
 
-export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
+/**
+ * A log line. `meta.event`: the same fact also goes onto the event bus as its own typed event (a
+ * refusal), so the line must not be emitted a second time as a `log` event.
+ */
+export type Log = (level: 'info' | 'warn' | 'error', msg: string, meta?: { event?: boolean }) => void;
 
 /** Per virtual meter: its MQTT secret, the highest ledger seq its state includes, its device pk. */
 export interface MeterMeta {

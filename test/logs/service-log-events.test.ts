@@ -2,6 +2,7 @@
 // collects lines expects, and from the moment the bus exists also emitted on it as `log` events, so
 // that the logs, the journal and the console see them.
 
+import mqtt from 'mqtt';
 import { describe, expect, it } from 'vitest';
 import { EventSchema, type MeterEvent } from '../../src/events/schemas.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -20,6 +21,31 @@ describe('ServiceConfig.log and the bus', () => {
       // config.log got them all, and nothing the bus did not (the lease says nothing on a fresh store)
       expect(fromBus).toEqual(t.logs);
       for (const e of events) expect(EventSchema.safeParse(e).success).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a refusal is told once: a config.log line and its typed event, never a log event too', async () => {
+    const events: MeterEvent[] = [];
+    const t = await startTestService({
+      events: { onBus: (bus) => bus.subscribe((e) => events.push(e)) },
+    });
+    try {
+      const bad = mqtt.connect(t.svc.mqttUrl, {
+        username: 'MTR-NOPE',
+        password: 'wrong',
+        reconnectPeriod: 0,
+      });
+      await new Promise((resolve) => bad.once('error', resolve));
+      bad.end(true);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(t.logs.some((l) => l.includes('MTR-NOPE'))).toBe(true);
+      const refused = events.filter((e) => e.type === 'broker.refused');
+      expect(refused).toHaveLength(1);
+      expect(refused[0]!.data).toMatchObject({ username: 'MTR-NOPE' });
+      const told = events.filter((e) => e.type === 'log' && JSON.stringify(e.data).includes('MTR-NOPE'));
+      expect(told).toEqual([]);
     } finally {
       await t.close();
     }
