@@ -69,8 +69,8 @@ async function service(cors?: string[]): Promise<{ t: TestService; a: Tenant }> 
 async function runApp(page: Page, t: TestService, a: Tenant, state: boolean): Promise<AppResult> {
   const q = new URLSearchParams({ api: t.svc.httpUrl, key: a.key, device: a.deviceId, state: String(state) });
   await page.goto(`${appOrigin}/?${q}`);
-  await page.waitForFunction(() => (window as { result?: unknown }).result !== undefined);
-  return page.evaluate(() => (window as unknown as { result: AppResult }).result);
+  await page.waitForFunction(() => (globalThis as unknown as { result?: unknown }).result !== undefined);
+  return page.evaluate(() => (globalThis as unknown as { result: AppResult }).result);
 }
 
 beforeAll(async () => {
