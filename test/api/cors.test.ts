@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseServeConfig, SERVE_HELP } from '../../src/cli/config.ts';
 import type { CorsOrigins } from '../../src/http/cors-policy.ts';
+import { Collected } from '../events/collect.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { meterView, type Tenant, tenant } from '../helpers/v2.ts';
 
@@ -133,10 +134,7 @@ describe('the default: localhost origins on any port', () => {
 
   it('preflights spend no rate limit and are no http.request events; a refused one is one', async () => {
     const c = await tenant(t.sim);
-    const seen: { method: string; status: number; code?: string }[] = [];
-    const stop = t.svc.bus.subscribe((e) => {
-      if (e.type === 'http.request') seen.push(e.data as (typeof seen)[number]);
-    });
+    const seen = new Collected(t.svc.bus);
     try {
       for (let i = 0; i < LIMIT * 2; i++) {
         expectAllowedPreflight(
@@ -152,12 +150,14 @@ describe('the default: localhost origins on any port', () => {
       expect(after.status).toBe(200);
       expect(after.headers.get('ratelimit-remaining')).toBe(String(LIMIT - 1));
     } finally {
-      stop();
+      seen.stop();
     }
-    expect(seen.filter((e) => e.method === 'OPTIONS')).toEqual([
-      expect.objectContaining({ status: 403, code: 'cors_origin_not_allowed' }),
+    const requests = seen.of('http.request').map((e) => e.data);
+    expect(requests.filter((e) => e.method === 'OPTIONS')).toEqual([
+      expect.objectContaining({ status: 403, code: 'cors_origin_not_allowed', url: '/api/v2/spaces/' }),
     ]);
-    expect(seen.filter((e) => e.method === 'GET')).toHaveLength(1);
+    expect(requests.filter((e) => e.method === 'GET')).toHaveLength(1);
+    expect(seen.invalid).toEqual([]);
   });
 
   it('another origin is refused, preflight and actual request, in the envelope, and changes nothing', async () => {
