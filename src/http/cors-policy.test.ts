@@ -47,6 +47,11 @@ describe('originAllowed', () => {
     expect(originAllowed(off, 'http://192.168.1.5:8080', '192.168.1.5:9090')).toBe(false);
     expect(originAllowed(off, 'http://192.168.1.5:8080', undefined)).toBe(false);
     expect(originAllowed(off, 'http://192.168.1.5:8080', 'bad host/x')).toBe(false);
+    expect(originAllowed(off, 'http://a.example', 'a.example/x')).toBe(false);
+    expect(originAllowed(off, 'http://a.example', 'u@a.example')).toBe(false);
+    expect(originAllowed(off, 'https://a.example', 'a.example:443')).toBe(true);
+    expect(originAllowed(off, 'https://a.example', 'a.example:80')).toBe(false);
+    expect(originAllowed(off, 'http://a.example', 'A.Example')).toBe(true);
   });
 });
 

@@ -108,12 +108,10 @@ export function originAllowed(policy: CorsPolicy, origin: string, host: string |
   );
 }
 
+/** `origin.host` has no default port; a Host header may carry it. */
 function sameHost(origin: URL, host: string): boolean {
-  try {
-    return new URL(`${origin.protocol}//${host}`).host === origin.host;
-  } catch {
-    return false;
-  }
+  const h = host.toLowerCase();
+  return h === origin.host || h === `${origin.host}:${origin.protocol === 'https:' ? 443 : 80}`;
 }
 
 function describePolicy(policy: CorsPolicy): string {
