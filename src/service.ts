@@ -10,6 +10,7 @@ import { DurableEvents } from './events/durable.ts';
 import { SeqReserve } from './events/seq-reserve.ts';
 import { type EventViews, startEventViews } from './events/views.ts';
 import { buildHttpApp } from './http/app.ts';
+import { type CorsOrigins, corsPolicy } from './http/cors-policy.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
@@ -44,6 +45,11 @@ export interface ServiceConfig {
   commandTimeoutMs: number;
   /** HTTP timeouts and connection cap (issue 8 item 6); unset fields take the defaults. */
   httpLimits?: Partial<HttpLimits>;
+  /**
+   * Browser origins that may call the HTTP APIs (`serve --cors`): default 'localhost' (http(s)://
+   * localhost, 127.0.0.1, [::1], any port), '*', 'off', or exact origins (spec-decisions 69).
+   */
+  cors?: CorsOrigins;
   /** MQTT packet size, connection rate and cap [MC-10]; unset fields take the defaults. */
   mqttLimits?: Partial<BrokerLimits>;
   log: Log;
@@ -130,6 +136,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 }
 
 async function start(config: ServiceConfig, started: (() => Promise<void>)[]): Promise<RunningService> {
+  // A bad origin is a TypeError before anything opens.
+  const cors = corsPolicy(config.cors);
   const store = await openStore(config.db, { createDir: config.createDbDir });
   started.push(() => store.close());
   // [OWNER-1] One process runs the world on a store: a second one is refused here, before it
@@ -230,6 +238,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     rateLimit: config.rateLimit,
     limits: { ...config.httpLimits, maxConnections: caps.http },
     events,
+    cors,
   });
   started.push(() => http.close());
   await http.ready();

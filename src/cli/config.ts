@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
 import { DEFAULT_JOURNAL_SIZE } from '../events/journal.ts';
+import { type CorsOrigins, corsPolicy, parseCorsFlag } from '../http/cors-policy.ts';
 import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/event-lines.ts';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../log/logger.ts';
@@ -25,6 +26,9 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
                       (default: the speed the database's clock last ran at, else 1)
   --rate-limit N      requests per minute per API key, 0 = off (default 100) METERSTACK_RATE_LIMIT
   --command-timeout-ms N  how long to wait for a meter's reply (default 5000) METERSTACK_COMMAND_TIMEOUT_MS
+  --cors ORIGINS      browser pages that may call the APIs: exact origins      METERSTACK_CORS
+                      comma-separated (https://app.example.com,localhost), * for any,
+                      off for none (default localhost: localhost, 127.0.0.1, [::1], any port)
   --no-demo           do not create the demo world                          METERSTACK_NO_DEMO=1
   --log-format F      pretty or json (default: pretty on a terminal, else json)
                                                                             METERSTACK_LOG_FORMAT
@@ -58,6 +62,7 @@ const OPTIONS = {
   speed: { type: 'string' },
   'rate-limit': { type: 'string' },
   'command-timeout-ms': { type: 'string' },
+  cors: { type: 'string' },
   'http-headers-timeout-ms': { type: 'string' },
   'http-request-timeout-ms': { type: 'string' },
   'http-keep-alive-timeout-ms': { type: 'string' },
@@ -108,6 +113,17 @@ function oneOf<T extends string>(raw: string | undefined, flag: string, allowed:
   if (raw === undefined || raw === '') return def;
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
   throw new ConfigError(`--${flag} (${envName(flag)}) must be one of ${allowed.join(', ')}, got '${raw}'`);
+}
+
+function corsOrigins(raw: string | undefined): CorsOrigins | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const origins = parseCorsFlag(raw);
+    corsPolicy(origins);
+    return origins;
+  } catch (err) {
+    throw new ConfigError(`--cors (METERSTACK_CORS): ${(err as Error).message}`);
+  }
 }
 
 /** How `serve` logs (src/log): the format and the lowest level written. */
@@ -198,6 +214,7 @@ export function parseServeConfig(
       commandTimeoutMs: int(pick(values, env, 'command-timeout-ms'), 'command-timeout-ms', 5000, 1, 600_000),
       httpLimits,
       mqttLimits,
+      cors: corsOrigins(pick(values, env, 'cors')),
       // The ring is allocated whole; its byte bound (64 MiB) holds a few 100,000 ordinary events anyway.
       events: { journalSize: limit('journal-size', DEFAULT_JOURNAL_SIZE, 1, 1_000_000) },
     },

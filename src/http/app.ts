@@ -10,6 +10,8 @@ import { consolePlugin } from '../console/plugin.ts';
 import { type EventViews, startEventViews } from '../events/views.ts';
 import { simRoutes } from '../sim/routes.ts';
 import type { World } from '../world/world.ts';
+import { registerCors } from './cors.ts';
+import { type CorsPolicy, corsPolicy } from './cors-policy.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
 import { registerEnvelope, success } from './envelope.ts';
 import { registerJsonBody } from './json-body.ts';
@@ -40,6 +42,8 @@ export interface HttpAppOptions {
   limits?: Partial<HttpLimits>;
   /** The journal and live streams of the world's bus; default: made here, memory only. */
   events?: EventViews;
+  /** Browser origins that may call (cors.ts); default: localhost on any port. */
+  cors?: CorsPolicy;
 }
 
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
@@ -63,6 +67,8 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   const now = () => opts.world.clock.now();
   registerEnvelope(app, now);
   registerRequestEvents(app, opts.world.bus);
+  // Before every route and the v2 API's own hooks: a preflight spends no auth and no rate limit.
+  await registerCors(app, opts.cors ?? corsPolicy(), now);
 
   await app.register(swagger, {
     openapi: {

@@ -9,6 +9,8 @@ export const ERRORS = {
   },
   admin_authentication_error: { status: 401, detail: 'Send the admin token in the X-Admin-Token header.' },
   forbidden: { status: 403, detail: 'Not permitted.' },
+  // A browser page on an origin `serve --cors` does not allow (src/http/cors.ts, spec-decisions 69).
+  cors_origin_not_allowed: { status: 403, detail: 'This origin may not call the service (see --cors).' },
   device_not_found: { status: 400, detail: 'Device not found.' },
   device_not_in_space: { status: 417, detail: 'Device is not associated with any space.' },
   not_your_space: { status: 400, detail: 'Space does not belong to your account.' },

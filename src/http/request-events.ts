@@ -74,6 +74,9 @@ export function registerRequestEvents(app: FastifyInstance, bus: EventBus): void
     const url = request.url;
     const route = request.routeOptions.url ?? '(no route)';
     if (!observed(route)) return done();
+    // A browser's preflight (answered by cors.ts) precedes a request that is itself an event; a
+    // refused one (403) is told.
+    if (request.method === 'OPTIONS' && reply.statusCode < 400) return done();
     bus.emit(
       'http.request',
       {

@@ -122,6 +122,10 @@ export function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): voi
       // The stream outlives fastify's reply cycle: the socket is ours from here on.
       reply.hijack();
       const res = reply.raw;
+      // What the hooks set before the hijack goes out too: the CORS headers (http/cors.ts).
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) res.setHeader(name, value);
+      }
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',
