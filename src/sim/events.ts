@@ -8,7 +8,9 @@ import { type EventFilter, parseTypeList, typeListHelp } from '../events/filter.
 import { readJournal } from '../events/read.ts';
 import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
+import { errorResponses } from '../http/error-schemas.ts';
 import { ApiError } from '../http/errors.ts';
+import { object, simResponses } from './responses.ts';
 
 /** A seq as written in a URL or a Last-Event-ID: canonical decimal, 0 allowed (spec-decisions 42). */
 const SEQ = /^(0|[1-9][0-9]{0,15})$/;
@@ -76,6 +78,9 @@ export function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): voi
         tags,
         security,
         querystring: journalQuery,
+        operationId: 'listEvents',
+        summary: 'Read the event journal',
+        response: simResponses({ data: object, errors: ['validation_error'] }),
         description:
           'The journal: without since the newest limit events; with it the events after it, oldest first. ' +
           'Before oldest_seq only the durable types (money, meter state) are kept, in the store.',
@@ -100,6 +105,15 @@ export function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): voi
         security,
         querystring: streamQuery,
         headers: lastEventId,
+        operationId: 'streamEvents',
+        summary: 'Follow the events (Server-Sent Events)',
+        response: {
+          200: {
+            description: 'A text/event-stream that stays open',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+          ...errorResponses(['admin_authentication_error', 'validation_error', 'service_unavailable']),
+        },
         description:
           'Server-Sent Events: one frame per event (id: seq, event: type, data: the event as JSON), a ' +
           '`: ping` comment every 15 s. Resumes after Last-Event-ID or since; without either it starts live.',
