@@ -4,7 +4,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
 import { v2Api } from '../api/v2/plugin.ts';
 import { consolePlugin } from '../console/plugin.ts';
 import { type EventViews, startEventViews } from '../events/views.ts';
@@ -23,6 +22,7 @@ import {
 } from './limits.ts';
 import { documentFor, swaggerOptions } from './openapi.ts';
 import { registerRequestEvents } from './request-events.ts';
+import { validatorCompiler } from './validation.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -16,9 +16,9 @@ import { object, simResponses } from './responses.ts';
 const SEQ = /^(0|[1-9][0-9]{0,15})$/;
 const seqParam = z
   .string()
-  .regex(SEQ, { error: 'must be a sequence number: a whole number ≥ 0 in decimal', abort: true })
+  .regex(SEQ, { error: 'Input should be a sequence number: a whole number ≥ 0 in decimal', abort: true })
   .transform(Number)
-  .pipe(z.number().max(Number.MAX_SAFE_INTEGER, { error: 'must be at most 2^53 - 1' }))
+  .pipe(z.number().max(Number.MAX_SAFE_INTEGER, { error: 'Input should be at most 2^53 - 1' }))
   .meta({ type: 'integer', minimum: 0, pattern: undefined });
 
 const typeParam = z
@@ -26,7 +26,10 @@ const typeParam = z
   .transform((list, ctx) => {
     const parsed = parseTypeList(list);
     if (parsed.ok) return parsed.types;
-    ctx.addIssue({ code: 'custom', message: `unknown event type '${parsed.bad}': give ${typeListHelp()}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `Input should name known event types, not '${parsed.bad}': give ${typeListHelp()}`,
+    });
     return z.NEVER;
   })
   .meta({ type: 'string', description: 'comma-separated event types (meter.relay) or families (meter.*)' });
@@ -41,9 +44,9 @@ export const journalQuery = z.strictObject({
   ...filters,
   limit: z
     .string()
-    .regex(/^[1-9][0-9]{0,3}$/, { error: 'limit must be a whole number from 1 to 1000', abort: true })
+    .regex(/^[1-9][0-9]{0,3}$/, { error: 'Input should be a whole number from 1 to 1000', abort: true })
     .transform(Number)
-    .pipe(z.number().max(1000, { error: 'limit must be a whole number from 1 to 1000' }))
+    .pipe(z.number().max(1000, { error: 'Input should be a whole number from 1 to 1000' }))
     .meta({ type: 'integer', minimum: 1, maximum: 1000, pattern: undefined })
     .optional()
     .describe('at most this many events (default 100)'),
