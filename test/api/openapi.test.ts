@@ -217,6 +217,22 @@ describe('GET /openapi.json: what a client generator relies on', () => {
   });
 });
 
+describe('both slash forms (spec-decisions 66)', () => {
+  it('each documented v2 path answers the same with one trailing slash added or removed', async () => {
+    const acc = await t.sim<{ api_key: string }>('POST', '/accounts', { name: 'slash' });
+    const key = acc.body.data.api_key;
+    for (const path of ['/api/v2/spaces/', '/api/v2/devices/NOPE/', '/api/v2/devices/NOPE/metrics']) {
+      const other = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
+      const [a, b] = await Promise.all(
+        [path, other].map((p) => fetch(`${t.svc.httpUrl}${p}`, { headers: { 'x-service-api-key': key } })),
+      );
+      const [ja, jb] = (await Promise.all([a!.json(), b!.json()])) as { success: boolean; error?: unknown }[];
+      expect({ status: b!.status, error: jb!.error }, other).toEqual({ status: a!.status, error: ja!.error });
+      expect(a!.status, path).not.toBe(404);
+    }
+  });
+});
+
 describe('GET /docs', () => {
   it('serves Swagger UI', async () => {
     const res = await fetch(`${t.svc.httpUrl}/docs`);
