@@ -73,7 +73,10 @@ function withoutUnusedSchemas(transformed: Doc): Doc {
 const HOST = /^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$/;
 
 /** The document as served to this request: `servers` is the URL it reached. */
-export function documentFor<T extends object>(doc: T, request: FastifyRequest): T {
+export function documentFor<T extends object>(
+  doc: T,
+  request: FastifyRequest,
+): T & { servers: { url: string; description: string }[] } {
   const host = request.host;
   const url = HOST.test(host) ? `${request.protocol}://${host}` : '/';
   return { ...doc, servers: [{ url, description: 'this meterstack' }] };
