@@ -10,7 +10,7 @@ import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
 import { errorResponses } from '../http/error-schemas.ts';
 import { ApiError } from '../http/errors.ts';
-import { object, simResponses } from './responses.ts';
+import { object, simResponses } from './docs.ts';
 
 /** A seq as written in a URL or a Last-Event-ID: canonical decimal, 0 allowed (spec-decisions 42). */
 const SEQ = /^(0|[1-9][0-9]{0,15})$/;

@@ -4,7 +4,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { reportedState } from '../../simulator/meter/index.ts';
 import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
@@ -13,9 +12,9 @@ import { toIstIso } from '../time/ist.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
+import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
 import { fleetView } from './fleet.ts';
-import { BODY, list, object, PATH_PARAM, simResponses, VIRTUAL_METER } from './responses.ts';
 import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 
@@ -47,17 +46,6 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   const { world, adminToken } = opts;
   const r = app.withTypeProvider<ZodTypeProvider>();
   const now = () => world.clock.now();
-  const tags = ['simulation'];
-  const security = [{ adminToken: [] }];
-  /** The OpenAPI description of a route: operationId, summary, description, responses. */
-  const doc = (operationId: string, summary: string, description: string, response: object) => ({
-    tags,
-    security,
-    operationId,
-    summary,
-    description,
-    response,
-  });
 
   app.addHook('onRequest', async (request) => {
     if (!tokenMatches(request.headers['x-admin-token'], adminToken))
@@ -89,43 +77,14 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     throw new ApiError('not_found', `virtual meter ${id} not found`);
   };
 
-  r.post(
-    '/accounts',
-    {
-      schema: {
-        ...doc(
-          'createAccount',
-          'Create an account and its first API key',
-          'Answers `{account_id, name, api_key}`; the key is shown only here.',
-          simResponses({ data: object, errors: BODY }),
-        ),
-        body: s.accountBody,
-      },
-    },
-    async (req) => {
-      const { account, apiKey } = await world.createAccount(req.body.name);
-      return success(
-        now(),
-        { account_id: account.id, name: account.name, api_key: apiKey },
-        'account created',
-      );
-    },
-  );
+  r.post('/accounts', { schema: { ...simDoc('createAccount'), body: s.accountBody } }, async (req) => {
+    const { account, apiKey } = await world.createAccount(req.body.name);
+    return success(now(), { account_id: account.id, name: account.name, api_key: apiKey }, 'account created');
+  });
 
   r.post(
     '/accounts/:account_id/keys',
-    {
-      schema: {
-        ...doc(
-          'createApiKey',
-          'Mint another API key for an account',
-          'Optional `expires_at` (ISO 8601 with offset). Answers `{api_key, expires_at}`.',
-          simResponses({ data: object, errors: [...PATH_PARAM, ...BODY, 'not_found'] }),
-        ),
-        params: s.accountIdParams,
-        body: s.keyBody,
-      },
-    },
+    { schema: { ...simDoc('createApiKey'), params: s.accountIdParams, body: s.keyBody } },
     async (req) => {
       const expires = req.body?.expires_at ? Date.parse(req.body.expires_at) : null;
       const key = await world.createApiKey(req.params.account_id, expires).catch(mapWorldError);
@@ -139,17 +98,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.delete(
     '/keys/:api_key',
-    {
-      schema: {
-        ...doc(
-          'revokeApiKey',
-          'Revoke an API key',
-          'The key answers `401 authentication_error` from then on.',
-          simResponses({ data: z.literal(true), errors: [...PATH_PARAM, 'not_found'] }),
-        ),
-        params: s.apiKeyParams,
-      },
-    },
+    { schema: { ...simDoc('revokeApiKey'), params: s.apiKeyParams } },
     async (req) => {
       if (!(await world.store.revokeApiKey(req.params.api_key, now())))
         throw new ApiError('not_found', 'no such API key');
@@ -157,74 +106,35 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     },
   );
 
-  r.post(
-    '/spaces',
-    {
-      schema: {
-        ...doc(
-          'createSpace',
-          'Create a space in an account',
-          'Answers the space as the v2 API shows it, with its `account_id`.',
-          simResponses({ data: object, errors: [...BODY, 'not_found'] }),
-        ),
-        body: s.spaceBody,
-      },
-    },
-    async (req) => {
-      const b = req.body;
-      const space = await world.createSpace({ ...b, accountId: b.account_id }).catch(mapWorldError);
-      return success(now(), { ...spaceView(space), account_id: space.accountId }, 'space created');
-    },
-  );
+  r.post('/spaces', { schema: { ...simDoc('createSpace'), body: s.spaceBody } }, async (req) => {
+    const b = req.body;
+    const space = await world.createSpace({ ...b, accountId: b.account_id }).catch(mapWorldError);
+    return success(now(), { ...spaceView(space), account_id: space.accountId }, 'space created');
+  });
 
-  r.post(
-    '/devices',
-    {
-      schema: {
-        ...doc(
-          'createDevice',
-          'Provision a device (a virtual meter, or an external one)',
-          'Answers `201` with the device, its MQTT credentials and, for a virtual meter, its state. With ' +
-            '`backfill_days` it answers once that history is stored (spec-decisions 52).',
-          simResponses({ data: object, status: 201, errors: [...BODY, 'not_found', 'conflict'] }),
-        ),
-        body: s.deviceBody,
+  r.post('/devices', { schema: { ...simDoc('createDevice'), body: s.deviceBody } }, async (req, reply) => {
+    const { device, secret, meter } = await world
+      .provisionDevice(deviceInputFrom(req.body))
+      .catch(mapWorldError);
+    reply.code(201);
+    return success(
+      now(),
+      {
+        device_id: device.deviceId,
+        account_id: device.accountId,
+        space_id: device.spaceId,
+        model: device.model,
+        mqtt: { url: world.mqttUrl, username: device.deviceId, password: secret },
+        kind: device.kind,
+        meter: meter ? meterView(meter, now()) : null,
       },
-    },
-    async (req, reply) => {
-      const { device, secret, meter } = await world
-        .provisionDevice(deviceInputFrom(req.body))
-        .catch(mapWorldError);
-      reply.code(201);
-      return success(
-        now(),
-        {
-          device_id: device.deviceId,
-          account_id: device.accountId,
-          space_id: device.spaceId,
-          model: device.model,
-          mqtt: { url: world.mqttUrl, username: device.deviceId, password: secret },
-          kind: device.kind,
-          meter: meter ? meterView(meter, now()) : null,
-        },
-        'device created',
-      );
-    },
-  );
+      'device created',
+    );
+  });
 
   r.get(
     '/devices/:device_id',
-    {
-      schema: {
-        ...doc(
-          'getSimDevice',
-          'A virtual meter as it sees itself (or an external device)',
-          "The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw.",
-          simResponses({ data: object, errors: VIRTUAL_METER }),
-        ),
-        params: s.deviceIdParams,
-      },
-    },
+    { schema: { ...simDoc('getSimDevice'), params: s.deviceIdParams } },
     async (req) => {
       const meter = world.meter(req.params.device_id);
       if (!meter) {
@@ -243,43 +153,21 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   );
 
   // [LEDGER-3] Every virtual meter against its ledger, now; and what the check at start found.
-  r.get(
-    '/ledger',
-    {
-      schema: doc(
-        'checkLedger',
-        'Check every virtual meter against its ledger',
-        '`{meters, disagreements, at_start}` [LEDGER-3].',
-        simResponses({ data: object }),
-      ),
-    },
-    async () => {
-      const checks = await world.checkLedger();
-      return success(now(), {
-        meters: checks.length,
-        disagreements: checks.filter((c) => !c.agrees).map(ledgerCheckView),
-        at_start: {
-          meters: world.reconciliation.checkedAtStart,
-          disagreements: world.reconciliation.disagreementsAtStart,
-        },
-      });
-    },
-  );
+  r.get('/ledger', { schema: simDoc('checkLedger') }, async () => {
+    const checks = await world.checkLedger();
+    return success(now(), {
+      meters: checks.length,
+      disagreements: checks.filter((c) => !c.agrees).map(ledgerCheckView),
+      at_start: {
+        meters: world.reconciliation.checkedAtStart,
+        disagreements: world.reconciliation.disagreementsAtStart,
+      },
+    });
+  });
 
   r.post(
     '/devices/:device_id/online',
-    {
-      schema: {
-        ...doc(
-          'setDeviceOnline',
-          'Connect or disconnect a virtual meter',
-          '`{online}`; a disconnected meter is offline to the v2 API.',
-          simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
-        ),
-        params: s.deviceIdParams,
-        body: s.onlineBody,
-      },
-    },
+    { schema: { ...simDoc('setDeviceOnline'), params: s.deviceIdParams, body: s.onlineBody } },
     async (req) => {
       const meter = await virtualMeter(req.params.device_id);
       await world.setOnline(meter.id, req.body.online);
@@ -293,18 +181,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post(
     '/devices/:device_id/recharge',
-    {
-      schema: {
-        ...doc(
-          'rechargeDevice',
-          'Recharge a virtual meter (paise)',
-          'Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first.',
-          simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
-        ),
-        params: s.deviceIdParams,
-        body: s.rechargeBody,
-      },
-    },
+    { schema: { ...simDoc('rechargeDevice'), params: s.deviceIdParams, body: s.rechargeBody } },
     async (req) => {
       await virtualMeter(req.params.device_id);
       const result = await world
@@ -316,18 +193,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post(
     '/devices/:device_id/load',
-    {
-      schema: {
-        ...doc(
-          'setDeviceLoad',
-          "Set a virtual meter's load",
-          'Constant watts (with a power factor) or a household profile with its peak.',
-          simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
-        ),
-        params: s.deviceIdParams,
-        body: s.loadBody,
-      },
-    },
+    { schema: { ...simDoc('setDeviceLoad'), params: s.deviceIdParams, body: s.loadBody } },
     async (req) => {
       const meter = await virtualMeter(req.params.device_id);
       const b = req.body;
@@ -342,18 +208,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post(
     '/devices/:device_id/button',
-    {
-      schema: {
-        ...doc(
-          'pressDeviceButton',
-          "Press a virtual meter's button",
-          'Held about 5 s it enters WiFi configuration mode (spec §4). Answers `{config_mode}`.',
-          simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
-        ),
-        params: s.deviceIdParams,
-        body: s.buttonBody,
-      },
-    },
+    { schema: { ...simDoc('pressDeviceButton'), params: s.deviceIdParams, body: s.buttonBody } },
     async (req) => {
       const meter = await virtualMeter(req.params.device_id);
       meter.pressButton(req.body.hold_seconds);
@@ -361,123 +216,47 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     },
   );
 
-  r.post(
-    '/clock/advance',
-    {
-      schema: {
-        ...doc(
-          'advanceClock',
-          'Move the virtual clock forward',
-          'Every meter lives through the jump (usage, billing, cut-offs). Answers `{from, to, now}`.',
-          simResponses({ data: object, errors: BODY }),
-        ),
-        body: s.advanceBody,
-      },
-    },
-    async (req) => {
-      const { from, to } = await world.advance(req.body.seconds * 1000);
-      return success(
-        now(),
-        { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()) },
-        'clock advanced',
-      );
-    },
-  );
+  r.post('/clock/advance', { schema: { ...simDoc('advanceClock'), body: s.advanceBody } }, async (req) => {
+    const { from, to } = await world.advance(req.body.seconds * 1000);
+    return success(now(), { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()) }, 'clock advanced');
+  });
 
-  r.post(
-    '/clock/speed',
-    {
-      schema: {
-        ...doc(
-          'setClockSpeed',
-          "Set the virtual clock's speed",
-          'Virtual ms per wall ms, 0 to 1,000,000; 0 freezes it (spec-decisions 54).',
-          simResponses({ data: object, errors: BODY }),
-        ),
-        body: s.speedBody,
-      },
-    },
-    async (req) => {
-      const { speed } = await world.setSpeed(req.body.speed);
-      return success(now(), { speed }, 'clock speed set');
-    },
-  );
+  r.post('/clock/speed', { schema: { ...simDoc('setClockSpeed'), body: s.speedBody } }, async (req) => {
+    const { speed } = await world.setSpeed(req.body.speed);
+    return success(now(), { speed }, 'clock speed set');
+  });
 
-  r.get(
-    '/clock',
-    {
-      schema: doc(
-        'getClock',
-        'Read the virtual clock',
-        '`{now, now_ms, speed}`.',
-        simResponses({ data: object }),
-      ),
-    },
-    async () => {
-      return success(now(), { now: toIstIso(now()), now_ms: now(), speed: world.clock.speed });
-    },
-  );
+  r.get('/clock', { schema: simDoc('getClock') }, async () => {
+    return success(now(), { now: toIstIso(now()), now_ms: now(), speed: world.clock.speed });
+  });
 
-  r.get(
-    '/backfills',
-    {
-      schema: doc(
-        'listBackfills',
-        'Histories being written',
-        '`[{device_id, done_days, total_days, samples}]` (spec-decisions 52).',
-        simResponses({ data: list }),
-      ),
-    },
-    async () => {
-      const list = world.backfills().map((b) => ({
-        device_id: b.deviceId,
-        done_days: b.doneDays,
-        total_days: b.totalDays,
-        samples: b.samples,
-      }));
-      return success(now(), list);
-    },
-  );
+  r.get('/backfills', { schema: simDoc('listBackfills') }, async () => {
+    const list = world.backfills().map((b) => ({
+      device_id: b.deviceId,
+      done_days: b.doneDays,
+      total_days: b.totalDays,
+      samples: b.samples,
+    }));
+    return success(now(), list);
+  });
 
   // The fleet view's rows: every device with its account, space and what its twin last saw.
-  r.get(
-    '/fleet',
-    {
-      schema: doc(
-        'getFleet',
-        'The fleet: every device with what its twin saw',
-        "The web console's rows (spec-decisions 62).",
-        simResponses({ data: object }),
-      ),
-    },
-    async () => {
-      const plugged = (id: string) => world.meter(id)?.online;
-      return success(now(), await fleetView({ store: world.store, twins: world.twins, plugged }));
-    },
-  );
+  r.get('/fleet', { schema: simDoc('getFleet') }, async () => {
+    const plugged = (id: string) => world.meter(id)?.online;
+    return success(now(), await fleetView({ store: world.store, twins: world.twins, plugged }));
+  });
 
-  r.get(
-    '/devices',
-    {
-      schema: doc(
-        'listSimDevices',
-        'List every device, virtual and external',
-        "Each virtual meter's reported state, and each external device's twin view.",
-        simResponses({ data: list }),
-      ),
-    },
-    async () => {
-      const virtual = [...world.fleet.meters()].map((m) => ({
-        device_id: m.id,
-        external: false,
-        online: m.online,
-        connected: m.connected,
-        ...reportedState(m.state, now()),
-      }));
-      const external = (await world.store.listDevices())
-        .filter((d) => d.kind === 'external')
-        .map((d) => externalView(d, world.twins.get(d.deviceId)));
-      return success(now(), [...virtual, ...external]);
-    },
-  );
+  r.get('/devices', { schema: simDoc('listSimDevices') }, async () => {
+    const virtual = [...world.fleet.meters()].map((m) => ({
+      device_id: m.id,
+      external: false,
+      online: m.online,
+      connected: m.connected,
+      ...reportedState(m.state, now()),
+    }));
+    const external = (await world.store.listDevices())
+      .filter((d) => d.kind === 'external')
+      .map((d) => externalView(d, world.twins.get(d.deviceId)));
+    return success(now(), [...virtual, ...external]);
+  });
 }
