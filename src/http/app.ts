@@ -4,7 +4,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { v2Api } from '../api/v2/plugin.ts';
 import { consolePlugin } from '../console/plugin.ts';
 import { type EventViews, startEventViews } from '../events/views.ts';
@@ -23,7 +22,9 @@ import {
   type HttpLimits,
   serverTimeoutOptions,
 } from './limits.ts';
+import { documentFor, swaggerOptions } from './openapi.ts';
 import { registerRequestEvents } from './request-events.ts';
+import { validatorCompiler } from './validation.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -70,27 +71,16 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   // Before every route and the v2 API's own hooks: a preflight spends no auth and no rate limit.
   await registerCors(app, opts.cors ?? corsPolicy(), now);
 
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'meterstack: Energy Metering Service v2 API and simulation control',
-        version: '2.0.0',
-        description:
-          'The v2 API under /api/v2 (header X-Service-API-Key) and the simulation control API under /sim/v1 (header X-Admin-Token).',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-API-Key' },
-          adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
+  await app.register(swagger, swaggerOptions);
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    transformSpecification: (doc, request) => documentFor(doc, request),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(consolePlugin);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async (request) =>
+    documentFor(app.swagger(), request),
+  );
   app.get('/healthz', { schema: { hide: true } }, async () => success(now(), { status: 'ok' }));
   await app.register(v2Api, { prefix: '/api/v2', world: opts.world, rateLimit: opts.rateLimit ?? 100 });
   const events = opts.events ?? startEventViews({ bus: opts.world.bus });

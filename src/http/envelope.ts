@@ -40,7 +40,7 @@ export function toApiError(err: FastifyError | Error): ApiError {
     const context = (err as FastifyError).validationContext;
     const items: ValidationItem[] = err.validation.map((v) => ({
       loc: locOf(v.instancePath, context),
-      msg: v.message ?? 'Invalid value',
+      msg: v.message ?? 'Input is not valid',
     }));
     return ApiError.validation(items);
   }
@@ -48,7 +48,7 @@ export function toApiError(err: FastifyError | Error): ApiError {
   switch (code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return ApiError.validation([{ loc: ['body'], msg: `Malformed JSON body: ${err.message}` }]);
+      return ApiError.validation([{ loc: ['body'], msg: `Body should be valid JSON: ${err.message}` }]);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -56,7 +56,7 @@ export function toApiError(err: FastifyError | Error): ApiError {
   }
   const status = (err as FastifyError).statusCode;
   if (status === 400 && err instanceof SyntaxError) {
-    return ApiError.validation([{ loc: ['body'], msg: `Malformed JSON body: ${err.message}` }]);
+    return ApiError.validation([{ loc: ['body'], msg: `Body should be valid JSON: ${err.message}` }]);
   }
   return new ApiError('internal_error');
 }

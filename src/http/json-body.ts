@@ -20,7 +20,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     try {
       text = UTF8.decode(raw as Buffer);
     } catch {
-      done(ApiError.validation([{ loc: ['body'], msg: 'The body is not valid UTF-8' }]), undefined);
+      done(ApiError.validation([{ loc: ['body'], msg: 'Body should be valid UTF-8' }]), undefined);
       return;
     }
     parseJson(request, text, (err, body) => {
@@ -35,12 +35,13 @@ export function registerJsonBody(app: FastifyInstance): void {
 }
 
 function loneSurrogates(value: unknown, path: string[]): ValidationItem[] {
-  const msg = 'contains a lone UTF-16 surrogate (such as \\ud800), which is not text; send valid Unicode';
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? [{ loc: locOf(path), msg }] : [];
+  const msg = 'should be valid Unicode: it contains a lone UTF-16 surrogate (such as \\ud800)';
+  if (typeof value === 'string')
+    return LONE_SURROGATE.test(value) ? [{ loc: locOf(path), msg: `String ${msg}` }] : [];
   if (typeof value !== 'object' || value === null) return [];
   const items: ValidationItem[] = [];
   for (const [key, v] of Object.entries(value)) {
-    if (LONE_SURROGATE.test(key)) items.push({ loc: locOf([...path, key]), msg: `key ${msg}` });
+    if (LONE_SURROGATE.test(key)) items.push({ loc: locOf([...path, key]), msg: `Key ${msg}` });
     else items.push(...loneSurrogates(v, [...path, key]));
   }
   return items;

@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 /** A positive integer written as canonical decimal: digits, no sign, no leading zero, ≤ 2^53 − 1. */
 export function positiveIntParam(name: string) {
-  const error = `${name} must be a positive integer`;
+  const error = 'Input should be a positive integer';
   return (
     z
       .string()

@@ -8,15 +8,17 @@ import { type EventFilter, parseTypeList, typeListHelp } from '../events/filter.
 import { readJournal } from '../events/read.ts';
 import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
+import { errorResponses } from '../http/error-schemas.ts';
 import { ApiError } from '../http/errors.ts';
+import { object, simResponses } from './docs.ts';
 
 /** A seq as written in a URL or a Last-Event-ID: canonical decimal, 0 allowed (spec-decisions 42). */
 const SEQ = /^(0|[1-9][0-9]{0,15})$/;
 const seqParam = z
   .string()
-  .regex(SEQ, { error: 'must be a sequence number: a whole number ≥ 0 in decimal', abort: true })
+  .regex(SEQ, { error: 'Input should be a sequence number: a whole number ≥ 0 in decimal', abort: true })
   .transform(Number)
-  .pipe(z.number().max(Number.MAX_SAFE_INTEGER, { error: 'must be at most 2^53 - 1' }))
+  .pipe(z.number().max(Number.MAX_SAFE_INTEGER, { error: 'Input should be at most 2^53 - 1' }))
   .meta({ type: 'integer', minimum: 0, pattern: undefined });
 
 const typeParam = z
@@ -24,7 +26,10 @@ const typeParam = z
   .transform((list, ctx) => {
     const parsed = parseTypeList(list);
     if (parsed.ok) return parsed.types;
-    ctx.addIssue({ code: 'custom', message: `unknown event type '${parsed.bad}': give ${typeListHelp()}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `Input should name known event types, not '${parsed.bad}': give ${typeListHelp()}`,
+    });
     return z.NEVER;
   })
   .meta({ type: 'string', description: 'comma-separated event types (meter.relay) or families (meter.*)' });
@@ -39,9 +44,9 @@ export const journalQuery = z.strictObject({
   ...filters,
   limit: z
     .string()
-    .regex(/^[1-9][0-9]{0,3}$/, { error: 'limit must be a whole number from 1 to 1000', abort: true })
+    .regex(/^[1-9][0-9]{0,3}$/, { error: 'Input should be a whole number from 1 to 1000', abort: true })
     .transform(Number)
-    .pipe(z.number().max(1000, { error: 'limit must be a whole number from 1 to 1000' }))
+    .pipe(z.number().max(1000, { error: 'Input should be a whole number from 1 to 1000' }))
     .meta({ type: 'integer', minimum: 1, maximum: 1000, pattern: undefined })
     .optional()
     .describe('at most this many events (default 100)'),
@@ -76,6 +81,9 @@ export function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): voi
         tags,
         security,
         querystring: journalQuery,
+        operationId: 'listEvents',
+        summary: 'Read the event journal',
+        response: simResponses({ data: object, errors: ['validation_error'] }),
         description:
           'The journal: without since the newest limit events; with it the events after it, oldest first. ' +
           'Before oldest_seq only the durable types (money, meter state) are kept, in the store.',
@@ -100,6 +108,15 @@ export function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): voi
         security,
         querystring: streamQuery,
         headers: lastEventId,
+        operationId: 'streamEvents',
+        summary: 'Follow the events (Server-Sent Events)',
+        response: {
+          200: {
+            description: 'A text/event-stream that stays open',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+          ...errorResponses(['admin_authentication_error', 'validation_error', 'service_unavailable']),
+        },
         description:
           'Server-Sent Events: one frame per event (id: seq, event: type, data: the event as JSON), a ' +
           '`: ping` comment every 15 s. Resumes after Last-Event-ID or since; without either it starts live.',

@@ -12,6 +12,7 @@ import { toIstIso } from '../time/ist.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
+import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
 import { fleetView } from './fleet.ts';
 import * as s from './schemas.ts';
@@ -45,8 +46,6 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   const { world, adminToken } = opts;
   const r = app.withTypeProvider<ZodTypeProvider>();
   const now = () => world.clock.now();
-  const tags = ['simulation'];
-  const security = [{ adminToken: [] }];
 
   app.addHook('onRequest', async (request) => {
     if (!tokenMatches(request.headers['x-admin-token'], adminToken))
@@ -78,14 +77,14 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     throw new ApiError('not_found', `virtual meter ${id} not found`);
   };
 
-  r.post('/accounts', { schema: { tags, security, body: s.accountBody } }, async (req) => {
+  r.post('/accounts', { schema: { ...simDoc('createAccount'), body: s.accountBody } }, async (req) => {
     const { account, apiKey } = await world.createAccount(req.body.name);
     return success(now(), { account_id: account.id, name: account.name, api_key: apiKey }, 'account created');
   });
 
   r.post(
     '/accounts/:account_id/keys',
-    { schema: { tags, security, params: s.accountIdParams, body: s.keyBody } },
+    { schema: { ...simDoc('createApiKey'), params: s.accountIdParams, body: s.keyBody } },
     async (req) => {
       const expires = req.body?.expires_at ? Date.parse(req.body.expires_at) : null;
       const key = await world.createApiKey(req.params.account_id, expires).catch(mapWorldError);
@@ -97,19 +96,23 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     },
   );
 
-  r.delete('/keys/:api_key', { schema: { tags, security, params: s.apiKeyParams } }, async (req) => {
-    if (!(await world.store.revokeApiKey(req.params.api_key, now())))
-      throw new ApiError('not_found', 'no such API key');
-    return success(now(), true, 'key revoked');
-  });
+  r.delete(
+    '/keys/:api_key',
+    { schema: { ...simDoc('revokeApiKey'), params: s.apiKeyParams } },
+    async (req) => {
+      if (!(await world.store.revokeApiKey(req.params.api_key, now())))
+        throw new ApiError('not_found', 'no such API key');
+      return success(now(), true, 'key revoked');
+    },
+  );
 
-  r.post('/spaces', { schema: { tags, security, body: s.spaceBody } }, async (req) => {
+  r.post('/spaces', { schema: { ...simDoc('createSpace'), body: s.spaceBody } }, async (req) => {
     const b = req.body;
     const space = await world.createSpace({ ...b, accountId: b.account_id }).catch(mapWorldError);
     return success(now(), { ...spaceView(space), account_id: space.accountId }, 'space created');
   });
 
-  r.post('/devices', { schema: { tags, security, body: s.deviceBody } }, async (req, reply) => {
+  r.post('/devices', { schema: { ...simDoc('createDevice'), body: s.deviceBody } }, async (req, reply) => {
     const { device, secret, meter } = await world
       .provisionDevice(deviceInputFrom(req.body))
       .catch(mapWorldError);
@@ -129,24 +132,28 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     );
   });
 
-  r.get('/devices/:device_id', { schema: { tags, security, params: s.deviceIdParams } }, async (req) => {
-    const meter = world.meter(req.params.device_id);
-    if (!meter) {
-      const device = await world.store.getDevice(req.params.device_id);
-      if (device?.kind !== 'external') await virtualMeter(req.params.device_id);
-      return success(now(), externalView(device!, world.twins.get(device!.deviceId)));
-    }
-    meter.tick(now());
-    const [check] = await world.checkLedger(meter.id);
-    return success(now(), {
-      external: false,
-      ...meterView(meter, now()),
-      ledger: check ? ledgerCheckView(check) : null,
-    });
-  });
+  r.get(
+    '/devices/:device_id',
+    { schema: { ...simDoc('getSimDevice'), params: s.deviceIdParams } },
+    async (req) => {
+      const meter = world.meter(req.params.device_id);
+      if (!meter) {
+        const device = await world.store.getDevice(req.params.device_id);
+        if (device?.kind !== 'external') await virtualMeter(req.params.device_id);
+        return success(now(), externalView(device!, world.twins.get(device!.deviceId)));
+      }
+      meter.tick(now());
+      const [check] = await world.checkLedger(meter.id);
+      return success(now(), {
+        external: false,
+        ...meterView(meter, now()),
+        ledger: check ? ledgerCheckView(check) : null,
+      });
+    },
+  );
 
   // [LEDGER-3] Every virtual meter against its ledger, now; and what the check at start found.
-  r.get('/ledger', { schema: { tags, security } }, async () => {
+  r.get('/ledger', { schema: simDoc('checkLedger') }, async () => {
     const checks = await world.checkLedger();
     return success(now(), {
       meters: checks.length,
@@ -160,7 +167,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post(
     '/devices/:device_id/online',
-    { schema: { tags, security, params: s.deviceIdParams, body: s.onlineBody } },
+    { schema: { ...simDoc('setDeviceOnline'), params: s.deviceIdParams, body: s.onlineBody } },
     async (req) => {
       const meter = await virtualMeter(req.params.device_id);
       await world.setOnline(meter.id, req.body.online);
@@ -174,7 +181,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post(
     '/devices/:device_id/recharge',
-    { schema: { tags, security, params: s.deviceIdParams, body: s.rechargeBody } },
+    { schema: { ...simDoc('rechargeDevice'), params: s.deviceIdParams, body: s.rechargeBody } },
     async (req) => {
       await virtualMeter(req.params.device_id);
       const result = await world
@@ -186,7 +193,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post(
     '/devices/:device_id/load',
-    { schema: { tags, security, params: s.deviceIdParams, body: s.loadBody } },
+    { schema: { ...simDoc('setDeviceLoad'), params: s.deviceIdParams, body: s.loadBody } },
     async (req) => {
       const meter = await virtualMeter(req.params.device_id);
       const b = req.body;
@@ -201,7 +208,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post(
     '/devices/:device_id/button',
-    { schema: { tags, security, params: s.deviceIdParams, body: s.buttonBody } },
+    { schema: { ...simDoc('pressDeviceButton'), params: s.deviceIdParams, body: s.buttonBody } },
     async (req) => {
       const meter = await virtualMeter(req.params.device_id);
       meter.pressButton(req.body.hold_seconds);
@@ -209,21 +216,21 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     },
   );
 
-  r.post('/clock/advance', { schema: { tags, security, body: s.advanceBody } }, async (req) => {
+  r.post('/clock/advance', { schema: { ...simDoc('advanceClock'), body: s.advanceBody } }, async (req) => {
     const { from, to } = await world.advance(req.body.seconds * 1000);
     return success(now(), { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()) }, 'clock advanced');
   });
 
-  r.post('/clock/speed', { schema: { tags, security, body: s.speedBody } }, async (req) => {
+  r.post('/clock/speed', { schema: { ...simDoc('setClockSpeed'), body: s.speedBody } }, async (req) => {
     const { speed } = await world.setSpeed(req.body.speed);
     return success(now(), { speed }, 'clock speed set');
   });
 
-  r.get('/clock', { schema: { tags, security } }, async () => {
+  r.get('/clock', { schema: simDoc('getClock') }, async () => {
     return success(now(), { now: toIstIso(now()), now_ms: now(), speed: world.clock.speed });
   });
 
-  r.get('/backfills', { schema: { tags, security } }, async () => {
+  r.get('/backfills', { schema: simDoc('listBackfills') }, async () => {
     const list = world.backfills().map((b) => ({
       device_id: b.deviceId,
       done_days: b.doneDays,
@@ -234,12 +241,12 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   });
 
   // The fleet view's rows: every device with its account, space and what its twin last saw.
-  r.get('/fleet', { schema: { tags, security } }, async () => {
+  r.get('/fleet', { schema: simDoc('getFleet') }, async () => {
     const plugged = (id: string) => world.meter(id)?.online;
     return success(now(), await fleetView({ store: world.store, twins: world.twins, plugged }));
   });
 
-  r.get('/devices', { schema: { tags, security } }, async () => {
+  r.get('/devices', { schema: simDoc('listSimDevices') }, async () => {
     const virtual = [...world.fleet.meters()].map((m) => ({
       device_id: m.id,
       external: false,

@@ -28,7 +28,10 @@ const tariff = z.number().int().min(0).max(100_000);
 export const deviceBody = z.strictObject({
   account_id: z.number().int().positive(),
   space_id: z.number().int().positive().nullable().optional(),
-  device_id: z.string().regex(DEVICE_ID_PATTERN, 'must be 1-64 characters of A-Z a-z 0-9 _ . -').optional(),
+  device_id: z
+    .string()
+    .regex(DEVICE_ID_PATTERN, 'String should be 1-64 characters of A-Z a-z 0-9 _ . -')
+    .optional(),
   name: z.string().min(1).max(200).optional(),
   description: z.string().max(2000).optional(),
   model: z.enum(MODELS).optional(),
@@ -62,7 +65,9 @@ export const deviceIdParams = z.object({ device_id: z.string().min(1).max(64) })
 export const onlineBody = z.strictObject({ online: z.boolean() });
 export const rechargeBody = z.strictObject({
   amount: z.number().int().positive().max(100_000_000),
-  transaction_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, '1-64 characters of A-Z a-z 0-9 _ . : -'),
+  transaction_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'String should be 1-64 characters of A-Z a-z 0-9 _ . : -'),
 });
 export const loadBody = z.strictObject({
   watts: z.number().min(0).max(100_000),

@@ -164,6 +164,20 @@ describe('values and timestamps against an independent computation', () => {
     ]);
   });
 
+  it("the interval in progress (spec-decisions 68): the reading so far, stamped with the interval's end, after now", async () => {
+    const now = ok(await t.sim<{ now_ms: number }>('GET', '/clock')).now_ms;
+    const newest = samplesOf(house.deviceId).at(-1)!;
+    const today = days[3]!;
+    for (const interval of ['1d', '15m'] as const) {
+      const last = (
+        await history(house, { property_id: 'energy', from_date: today, to_date: today, interval })
+      ).readings.at(-1)!;
+      expect(last.value, interval).toBe(newest.energy);
+      expect(last.timestamp, interval).toBe(intervalEnd(newest.ts!, MINUTES[interval]));
+      expect(Date.parse(last.timestamp), interval).toBeGreaterThan(now);
+    }
+  });
+
   it('a 60m interval is an IST hour: it ends at :29:59 UTC', async () => {
     const d = days[2]!;
     const r60 = (await history(flat, { property_id: 'energy', from_date: d, to_date: d, interval: '60m' }))

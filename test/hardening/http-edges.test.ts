@@ -89,7 +89,7 @@ describe('integer path parameters are canonical decimal (issue 8 item 19, spec-d
       '9007199254740992',
     ]) {
       expect(invalid(await v2('GET', `/spaces/${spelled}/`, undefined, a.key)), spelled).toEqual([
-        { loc: ['space_id'], msg: 'space_id must be a positive integer' },
+        { loc: ['space_id'], msg: 'Input should be a positive integer' },
       ]);
     }
     expect((await v2<Space>('GET', `/spaces/${id}/`, undefined, a.key)).body.data?.space_id).toBe(id);
@@ -99,7 +99,7 @@ describe('integer path parameters are canonical decimal (issue 8 item 19, spec-d
     const bad = await t.sim('POST', `/accounts/0x${a.accountId.toString(16)}/keys`, {});
     expect(bad.status).toBe(422);
     expect(bad.body.error?.detail).toEqual([
-      { loc: ['account_id'], msg: 'account_id must be a positive integer' },
+      { loc: ['account_id'], msg: 'Input should be a positive integer' },
     ]);
     ok(await t.sim('POST', `/accounts/${a.accountId}/keys`, {}));
   });
@@ -145,7 +145,7 @@ describe('text is never silently replaced by U+FFFD (issue 8 item 19, spec-decis
     expect(res.status).toBe(422);
     expect(((await res.json()) as Envelope).error).toEqual({
       code: 'validation_error',
-      detail: [{ loc: ['body'], msg: 'The body is not valid UTF-8' }],
+      detail: [{ loc: ['body'], msg: 'Body should be valid UTF-8' }],
     });
   });
 

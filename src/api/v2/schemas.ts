@@ -12,7 +12,7 @@ import { DAY_MS, istDayStart } from '../../time/ist.ts';
 export const spaceParams = z.object({ space_id: positiveIntParam('space_id') });
 export const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
 
-const text = (max: number) => z.string().max(max, `at most ${max} characters`);
+const text = (max: number) => z.string().max(max);
 export const metadataBody = z
   .object({
     name: text(200).min(1).optional(),
@@ -20,7 +20,7 @@ export const metadataBody = z
     udf1: text(255).nullable().optional(),
   })
   .refine((b) => b.name !== undefined || b.description !== undefined || b.udf1 !== undefined, {
-    message: 'at least one of name, description, udf1 is required',
+    message: 'At least one of name, description, udf1 is required',
   });
 
 export const relayBody = z.object({ state: z.boolean() });
@@ -28,7 +28,7 @@ export const modeBody = z.object({ mode: z.enum(MODES) });
 /** Paise per kWh; 0 is allowed (free supply), more than ₹1000/kWh is taken as a typo. */
 export const tariffBody = z.object({ tariff: z.number().int().min(0).max(100_000) });
 export const activeTariffBody = z.object({
-  active_tariff: z.union([z.literal(1), z.literal(2)], { error: 'active_tariff must be 1 (EB) or 2 (DG)' }),
+  active_tariff: z.union([z.literal(1), z.literal(2)], { error: 'Input should be 1 (EB) or 2 (DG)' }),
 });
 /**
  * A string the meter stores: at most `max` characters (spec §8, its message) and, since firmware
@@ -37,12 +37,12 @@ export const activeTariffBody = z.object({
 const deviceText = (max: number, min = 0) =>
   z
     .string()
-    .min(min, { error: `at least ${min} character`, abort: true })
-    .max(max, { error: `at most ${max} characters`, abort: true })
+    .min(min, { abort: true })
+    .max(max, { abort: true })
     .describe(`at most ${max} characters and ${max} bytes in UTF-8`)
     .superRefine((s, ctx) => {
       const problem = byteLimitProblem(s, max);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      if (problem) ctx.addIssue({ code: 'custom', message: `String should have ${problem}` });
     });
 export const wifiBody = z.object({
   ssid: deviceText(SSID_MAX_CHARS, 1),
@@ -68,11 +68,14 @@ export const MAX_HISTORY_DAYS = 366;
 const required = (what: string) => (iss: { input: unknown }) =>
   iss.input === undefined ? 'Field required' : what;
 
+/** Spec rule 5: a message about the format mismatch. */
+const DATE_FORMAT = 'Input should be a date in the format YYYY-MM-DD';
+
 const isoDate = z
-  .string({ error: required('Date does not match the format YYYY-MM-DD') })
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'Date does not match the format YYYY-MM-DD', abort: true })
+  .string({ error: required(DATE_FORMAT) })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_FORMAT, abort: true })
   .refine((d) => istDayStart(d) !== null, {
-    error: (iss) => `${iss.input} is not a valid calendar date`,
+    error: (iss) => `Input should be a valid calendar date, not ${iss.input}`,
     abort: true,
   })
   .describe('YYYY-MM-DD (zero-padded), an Asia/Kolkata calendar day');
@@ -80,15 +83,13 @@ const isoDate = z
 /** Endpoint 12's query, with the spec's rules 4-6 as validation messages. */
 export const historyQuery = z
   .object({
+    // An enum in the document (a generated client offers the values); the spec's message (rule 4).
     property_id: z
-      .string({ error: required('Invalid property ID') })
-      .refine((p) => (HISTORY_PROPERTIES as readonly string[]).includes(p), 'Invalid property ID')
-      .describe(`one of ${HISTORY_PROPERTIES.join(', ')}; availability varies by model`),
+      .enum(HISTORY_PROPERTIES, { error: required('Invalid property ID') })
+      .describe("availability varies by model: the device record's `readings` lists its properties"),
     from_date: isoDate,
     to_date: isoDate,
-    interval: z
-      .enum(INTERVALS, { error: `Input should be ${INTERVALS.map((i) => `'${i}'`).join(', ')}` })
-      .default('1d'),
+    interval: z.enum(INTERVALS).default('1d'),
   })
   .superRefine((q, ctx) => {
     const from = istDayStart(q.from_date) as number;
@@ -97,13 +98,13 @@ export const historyQuery = z
       ctx.addIssue({
         code: 'custom',
         path: ['from_date'],
-        message: 'from_date must be on or before to_date',
+        message: 'Input should be on or before to_date',
       });
     else if ((to - from) / DAY_MS + 1 > MAX_HISTORY_DAYS) {
       ctx.addIssue({
         code: 'custom',
         path: ['to_date'],
-        message: `The range may cover at most ${MAX_HISTORY_DAYS} days`,
+        message: `Range should cover at most ${MAX_HISTORY_DAYS} days`,
       });
     }
   });

@@ -9,7 +9,7 @@ import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
 import { operate } from '../operate.ts';
 import * as R from '../responses.ts';
-import { responses } from '../responses.ts';
+import { BODY, COMMAND, DEVICE, responses } from '../responses.ts';
 import { activeTariffBody, deviceParams, gatewayBody, modeBody, relayBody, tariffBody } from '../schemas.ts';
 
 export async function controlRoutes(app: FastifyInstance, { world }: V2Options): Promise<void> {
@@ -18,6 +18,8 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
   const now = () => world.clock.now();
   const tags = ['control'];
   const security = [{ apiKey: [] }];
+  const control = (message: string) =>
+    responses({ data: R.done, example: true, message, errors: [...DEVICE, ...BODY, ...COMMAND] });
 
   async function run(
     account: Parameters<typeof ownDevice>[1],
@@ -36,8 +38,10 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
       schema: {
         tags,
         security,
+        operationId: 'setRelay',
         summary: '7. Switch the relay',
-        response: responses(R.done),
+        description: 'Relay ON (`state` true) or OFF; the meter must be online and acknowledge it.',
+        response: control('relay state updated'),
         params: deviceParams,
         body: relayBody,
       },
@@ -52,8 +56,11 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
       schema: {
         tags,
         security,
+        operationId: 'setMode',
         summary: '8. Set the operating mode',
-        response: responses(R.done),
+        description:
+          'prepaid, postpaid, measurement or relay_off; the meter must be online and acknowledge it.',
+        response: control('mode updated'),
         params: deviceParams,
         body: modeBody,
       },
@@ -67,8 +74,10 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
       schema: {
         tags,
         security,
+        operationId: 'setEbTariff',
         summary: '9. Set the EB tariff (paise per kWh)',
-        response: responses(R.done),
+        description: 'Electricity Board tariff in paise per kWh (0 to 100000).',
+        response: control('EB tariff updated'),
         params: deviceParams,
         body: tariffBody,
       },
@@ -88,8 +97,10 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
       schema: {
         tags,
         security,
+        operationId: 'setDgTariff',
         summary: '10. Set the DG tariff (paise per kWh)',
-        response: responses(R.done),
+        description: 'Diesel Generator tariff in paise per kWh (0 to 100000).',
+        response: control('DG tariff updated'),
         params: deviceParams,
         body: tariffBody,
       },
@@ -109,8 +120,10 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
       schema: {
         tags,
         security,
+        operationId: 'setActiveTariff',
         summary: '11. Select the active tariff (1 = EB, 2 = DG)',
-        response: responses(R.done),
+        description: 'The tariff used for billing from now on.',
+        response: control('active tariff updated'),
         params: deviceParams,
         body: activeTariffBody,
       },
@@ -130,8 +143,10 @@ export async function controlRoutes(app: FastifyInstance, { world }: V2Options):
       schema: {
         tags,
         security,
+        operationId: 'setPaymentGateway',
         summary: '15. Enable or disable the payment gateway',
-        response: responses(R.done),
+        description: 'Sets `pg_enabled` on the meter.',
+        response: control('payment gateway state updated'),
         params: deviceParams,
         body: gatewayBody,
       },

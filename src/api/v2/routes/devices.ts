@@ -8,9 +8,10 @@ import { success } from '../../../http/envelope.ts';
 import { ApiError } from '../../../http/errors.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
+import * as ex from '../examples.ts';
 import { operate } from '../operate.ts';
 import * as R from '../responses.ts';
-import { responses } from '../responses.ts';
+import { BODY, COMMAND, DEVICE, responses } from '../responses.ts';
 import { deviceParams, metadataBody } from '../schemas.ts';
 import { deviceView, type LatestSample, latestOf } from '../views.ts';
 
@@ -27,8 +28,11 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
       schema: {
         tags,
         security,
+        operationId: 'getDevice',
         summary: '4. Get a device with its current readings',
-        response: responses(R.device),
+        description:
+          'The full device record. `readings` are the newest the meter reported; they are kept while it is offline.',
+        response: responses({ data: R.device, example: ex.deviceExample, errors: DEVICE }),
         params: deviceParams,
       },
     },
@@ -52,8 +56,15 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
       schema: {
         tags,
         security,
+        operationId: 'getDeviceMetrics',
         summary: '5. Read the current metrics live from the meter',
-        response: responses(R.metrics),
+        description:
+          'Asks the meter itself: it must be online (`device_offline`); a read that gets no answer in time is `properties_unreadable`.',
+        response: responses({
+          data: R.metrics,
+          example: ex.metricsExample,
+          errors: [...DEVICE, ...COMMAND, 'properties_unreadable'],
+        }),
         params: deviceParams,
       },
     },
@@ -91,8 +102,15 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
       schema: {
         tags,
         security,
+        operationId: 'updateDevice',
         summary: '6. Update device metadata',
-        response: responses(R.done),
+        description: 'Sets any of name, description, udf1; other fields are ignored.',
+        response: responses({
+          data: R.done,
+          example: true,
+          message: 'device updated',
+          errors: [...DEVICE, ...BODY],
+        }),
         params: deviceParams,
         body: metadataBody,
       },

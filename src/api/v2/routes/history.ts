@@ -9,8 +9,9 @@ import type { BucketMinutes, SampleProperty } from '../../../store/types.ts';
 import { DAY_MS, istDayStart, istIsoSecondsFormatter } from '../../../time/ist.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
+import * as ex from '../examples.ts';
 import * as R from '../responses.ts';
-import { responses } from '../responses.ts';
+import { DEVICE, responses } from '../responses.ts';
 import { deviceParams, historyQuery, type INTERVALS } from '../schemas.ts';
 import { propertiesOf } from '../views.ts';
 
@@ -20,6 +21,18 @@ const BUCKETS: Record<(typeof INTERVALS)[number], BucketMinutes> = {
   '60m': 60,
   '1d': 1440,
 };
+
+const HISTORY_DESCRIPTION = [
+  'Raw meter values at the end of each interval (not consumption: for a cumulative property,',
+  "consumption over a period is the last reading minus the first), stamped with the interval's",
+  'last second in +05:30 (daily: 23:59:59). Intervals with no sample are left out.',
+  '',
+  '**The interval in progress** (today at `1d`, the current quarter hour at `15m`) is included: its',
+  "value is the reading so far, and it is stamped with the interval's end, a time still in the",
+  'future. Read again after the interval ends for its final value (spec-decisions 68).',
+  '',
+  'A range covers at most 366 days; `energy` and `active_energy` name the same register.',
+].join('\n');
 
 export async function historyRoutes(app: FastifyInstance, { world }: V2Options): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -32,8 +45,10 @@ export async function historyRoutes(app: FastifyInstance, { world }: V2Options):
       schema: {
         tags: ['history'],
         security: [{ apiKey: [] }],
+        operationId: 'getDeviceHistory',
         summary: '12. Historical readings',
-        response: responses(R.history),
+        description: HISTORY_DESCRIPTION,
+        response: responses({ data: R.history, example: ex.historyExample, errors: DEVICE }),
         params: deviceParams,
         querystring: historyQuery,
       },

@@ -2,12 +2,14 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { success } from '../../../http/envelope.ts';
 import type { DeviceRecord } from '../../../store/types.ts';
 import { ownSpace } from '../access.ts';
 import type { V2Options } from '../context.ts';
+import * as ex from '../examples.ts';
 import * as R from '../responses.ts';
-import { responses } from '../responses.ts';
+import { BODY, responses, SPACE } from '../responses.ts';
 import { metadataBody, spaceParams } from '../schemas.ts';
 import { spaceView } from '../views.ts';
 
@@ -19,23 +21,36 @@ export async function spaceRoutes(app: FastifyInstance, { world }: V2Options): P
   const tags = ['spaces'];
   const security = [{ apiKey: [] }];
 
-  r.get('/spaces/', { schema: { tags, security, summary: '1. List spaces' } }, async (req) => {
-    const [spaces, devices] = await Promise.all([
-      store.listSpaces(req.account.id),
-      store.listDevices({ accountId: req.account.id }),
-    ]);
-    const bySpace = new Map<number, DeviceRecord[]>();
-    for (const d of devices) {
-      if (d.spaceId === null) continue;
-      const list = bySpace.get(d.spaceId) ?? [];
-      list.push(d);
-      bySpace.set(d.spaceId, list);
-    }
-    return success(
-      now(),
-      spaces.map((s) => spaceView(s, bySpace.get(s.id) ?? [], twinOf)),
-    );
-  });
+  r.get(
+    '/spaces/',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'listSpaces',
+        summary: '1. List spaces',
+        description: "Every space of the key's account, each with its device summaries.",
+        response: responses({ data: z.array(R.space), example: [ex.spaceExample] }),
+      },
+    },
+    async (req) => {
+      const [spaces, devices] = await Promise.all([
+        store.listSpaces(req.account.id),
+        store.listDevices({ accountId: req.account.id }),
+      ]);
+      const bySpace = new Map<number, DeviceRecord[]>();
+      for (const d of devices) {
+        if (d.spaceId === null) continue;
+        const list = bySpace.get(d.spaceId) ?? [];
+        list.push(d);
+        bySpace.set(d.spaceId, list);
+      }
+      return success(
+        now(),
+        spaces.map((s) => spaceView(s, bySpace.get(s.id) ?? [], twinOf)),
+      );
+    },
+  );
 
   r.get(
     '/spaces/:space_id/',
@@ -43,8 +58,11 @@ export async function spaceRoutes(app: FastifyInstance, { world }: V2Options): P
       schema: {
         tags,
         security,
+        operationId: 'getSpace',
         summary: '2. Get a space',
-        response: responses(R.space),
+        description:
+          "One space of the key's account; another account's (or no such) space is `not_your_space`.",
+        response: responses({ data: R.space, example: ex.spaceExample, errors: SPACE }),
         params: spaceParams,
       },
     },
@@ -61,8 +79,16 @@ export async function spaceRoutes(app: FastifyInstance, { world }: V2Options): P
       schema: {
         tags,
         security,
+        operationId: 'updateSpace',
         summary: '3. Update a space',
-        response: responses(R.space),
+        description:
+          'Sets any of name, description, udf1; other fields are ignored. Answers the updated space.',
+        response: responses({
+          data: R.space,
+          example: ex.spaceExample,
+          message: 'space updated',
+          errors: [...SPACE, ...BODY],
+        }),
         params: spaceParams,
         body: metadataBody,
       },

@@ -8,9 +8,10 @@ import { success } from '../../../http/envelope.ts';
 import { ApiError } from '../../../http/errors.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
+import * as ex from '../examples.ts';
 import { operate } from '../operate.ts';
 import * as R from '../responses.ts';
-import { responses } from '../responses.ts';
+import { BODY, DEVICE, responses } from '../responses.ts';
 import { deviceParams, wifiBody } from '../schemas.ts';
 
 const UNREACHABLE = { offline: 'device_not_found', timeout: 'device_not_found' } as const;
@@ -28,8 +29,15 @@ export async function wifiRoutes(app: FastifyInstance, { world }: V2Options): Pr
       schema: {
         tags,
         security,
+        operationId: 'getWifi',
         summary: '13. Read the WiFi status',
-        response: responses(R.wifi),
+        description:
+          'Asks the meter: `Primary`, or `Secondary` in configuration mode (spec §4). A meter that is offline or does not answer is `device_not_found` (spec §7).',
+        response: responses({
+          data: R.wifi,
+          example: ex.wifiExample,
+          errors: [...DEVICE, 'device_rejected'],
+        }),
         params: deviceParams,
       },
     },
@@ -52,8 +60,16 @@ export async function wifiRoutes(app: FastifyInstance, { world }: V2Options): Pr
       schema: {
         tags,
         security,
+        operationId: 'setWifi',
         summary: '14. Set the primary WiFi network (2.4 GHz)',
-        response: responses(R.done),
+        description:
+          'ssid at most 32 characters, password at most 64 (and as many bytes in UTF-8). An offline meter is `device_not_found` (spec §7).',
+        response: responses({
+          data: R.done,
+          example: true,
+          message: 'WiFi settings updated',
+          errors: [...DEVICE, ...BODY, 'device_rejected'],
+        }),
         params: deviceParams,
         body: wifiBody,
       },

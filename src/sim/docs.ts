@@ -1,0 +1,135 @@
+// The OpenAPI description of each /sim/v1 operation (not the spec: the simulation control API): its
+// operationId, summary, description and responses, kept here so the route file reads as routes.
+// `data` is documented as an object or list of objects: its fields are listed in the README's /sim/v1
+// table and the decisions that introduced them, and QA scripts read them by name.
+
+import { z } from 'zod';
+import { errorResponses, timestampSchema } from '../http/error-schemas.ts';
+import type { ErrorCode } from '../http/errors.ts';
+
+const ANY_ROUTE: ErrorCode[] = ['admin_authentication_error', 'internal_error'];
+export const BODY: ErrorCode[] = ['validation_error', 'payload_too_large', 'unsupported_media_type'];
+export const PATH_PARAM: ErrorCode[] = ['malformed_url', 'uri_too_long', 'validation_error'];
+/** A virtual meter's route: none by that id (404), external or still backfilling (409). */
+export const VIRTUAL_METER: ErrorCode[] = [...PATH_PARAM, 'not_found', 'conflict'];
+
+export const object = z.record(z.string(), z.unknown());
+export const list = z.array(object);
+
+export interface SimResponses {
+  data: z.ZodType;
+  /** 201 for a route that creates something. */
+  status?: 200 | 201;
+  errors?: ErrorCode[];
+}
+
+export function simResponses(r: SimResponses) {
+  const ok = z
+    .object({
+      success: z.literal(true),
+      data: r.data,
+      message: z.string().optional(),
+      timestamp: timestampSchema,
+    })
+    .meta({ 'x-response-description': r.status === 201 ? 'Created' : 'Success' });
+  return { [r.status ?? 200]: ok, ...errorResponses([...ANY_ROUTE, ...(r.errors ?? [])]) };
+}
+
+const OPERATIONS = {
+  createAccount: {
+    summary: 'Create an account and its first API key',
+    description: 'Answers `{account_id, name, api_key}`; the key is shown only here.',
+    response: simResponses({ data: object, errors: BODY }),
+  },
+  createApiKey: {
+    summary: 'Mint another API key for an account',
+    description: 'Optional `expires_at` (ISO 8601 with offset). Answers `{api_key, expires_at}`.',
+    response: simResponses({ data: object, errors: [...PATH_PARAM, ...BODY, 'not_found'] }),
+  },
+  revokeApiKey: {
+    summary: 'Revoke an API key',
+    description: 'The key answers `401 authentication_error` from then on.',
+    response: simResponses({ data: z.literal(true), errors: [...PATH_PARAM, 'not_found'] }),
+  },
+  createSpace: {
+    summary: 'Create a space in an account',
+    description: 'Answers the space as the v2 API shows it, with its `account_id`.',
+    response: simResponses({ data: object, errors: [...BODY, 'not_found'] }),
+  },
+  createDevice: {
+    summary: 'Provision a device (a virtual meter, or an external one)',
+    description:
+      'Answers `201` with the device, its MQTT credentials and, for a virtual meter, its state. With ' +
+      '`backfill_days` it answers once that history is stored (spec-decisions 52).',
+    response: simResponses({ data: object, status: 201, errors: [...BODY, 'not_found', 'conflict'] }),
+  },
+  getSimDevice: {
+    summary: 'A virtual meter as it sees itself (or an external device)',
+    description:
+      "The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw.",
+    response: simResponses({ data: object, errors: VIRTUAL_METER }),
+  },
+  checkLedger: {
+    summary: 'Check every virtual meter against its ledger',
+    description: '`{meters, disagreements, at_start}` [LEDGER-3].',
+    response: simResponses({ data: object }),
+  },
+  setDeviceOnline: {
+    summary: 'Connect or disconnect a virtual meter',
+    description: '`{online}`; a disconnected meter is offline to the v2 API.',
+    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
+  },
+  rechargeDevice: {
+    summary: 'Recharge a virtual meter (paise)',
+    description:
+      'Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first.',
+    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
+  },
+  setDeviceLoad: {
+    summary: "Set a virtual meter's load",
+    description: 'Constant watts (with a power factor) or a household profile with its peak.',
+    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
+  },
+  pressDeviceButton: {
+    summary: "Press a virtual meter's button",
+    description: 'Held about 5 s it enters WiFi configuration mode (spec §4). Answers `{config_mode}`.',
+    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
+  },
+  advanceClock: {
+    summary: 'Move the virtual clock forward',
+    description: 'Every meter lives through the jump (usage, billing, cut-offs). Answers `{from, to, now}`.',
+    response: simResponses({ data: object, errors: BODY }),
+  },
+  setClockSpeed: {
+    summary: "Set the virtual clock's speed",
+    description: 'Virtual ms per wall ms, 0 to 1,000,000; 0 freezes it (spec-decisions 54).',
+    response: simResponses({ data: object, errors: BODY }),
+  },
+  getClock: {
+    summary: 'Read the virtual clock',
+    description: '`{now, now_ms, speed}`.',
+    response: simResponses({ data: object }),
+  },
+  listBackfills: {
+    summary: 'Histories being written',
+    description: '`[{device_id, done_days, total_days, samples}]` (spec-decisions 52).',
+    response: simResponses({ data: list }),
+  },
+  getFleet: {
+    summary: 'The fleet: every device with what its twin saw',
+    description: "The web console's rows (spec-decisions 62).",
+    response: simResponses({ data: object }),
+  },
+  listSimDevices: {
+    summary: 'List every device, virtual and external',
+    description: "Each virtual meter's reported state, and each external device's twin view.",
+    response: simResponses({ data: list }),
+  },
+} as const;
+
+export type SimOperation = keyof typeof OPERATIONS;
+
+/** The schema fields that document operation `id` (spread into the route's `schema`). */
+export function simDoc(id: SimOperation) {
+  return { tags: ['simulation'], security: [{ adminToken: [] }], operationId: id, ...OPERATIONS[id] };
+}
