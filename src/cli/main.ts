@@ -1,46 +1,55 @@
 // meterstack's command line: `meterstack <command> [flags]`.
+// Each command's module is imported only when that command runs: `--help`, `--version` and a typo
+// load nothing but this file, so they answer in about the time node itself takes to start.
 
-import { runBridge } from './bridge.ts';
-import { runMeter } from './meter.ts';
-import { runReplay } from './replay.ts';
-import { runScenario } from './scenario.ts';
-import { runServe } from './serve.ts';
+import { packageVersion } from '../package-root.ts';
+
+type Run = (argv: string[]) => Promise<void>;
+
+const COMMANDS: Record<string, () => Promise<Run>> = {
+  serve: async () => (await import('./serve.ts')).runServe,
+  bridge: async () => (await import('./bridge.ts')).runBridge,
+  meter: async () => (await import('./meter.ts')).runMeter,
+  replay: async () => (await import('./replay.ts')).runReplay,
+  scenario: async () => (await import('./scenario.ts')).runScenario,
+};
 
 const USAGE = `usage: meterstack <command> [flags]
 
 commands:
   serve     start the service: embedded MQTT broker, virtual meters, storage, HTTP API
-            (meterstack serve --help for its flags)
-  bridge    connect a meter on a serial port to the MQTT broker (meterstack bridge --help)
-  meter     run a virtual meter on a serial port, speaking the line protocol (meterstack meter --help)
+  bridge    connect a meter on a serial port to the MQTT broker
+  meter     run a virtual meter on a serial port, speaking the line protocol
   replay    play a trace (CSV or JSON Lines) as a meter against a running or embedded service
   scenario  run declarative scenario files: meterstack scenario run <files...>
+
+  meterstack help <command>   that command's flags (the same as meterstack <command> --help)
+  meterstack --version        the version of meterstack
 `;
 
-const [command, ...rest] = process.argv.slice(2);
-switch (command) {
-  case 'serve':
-    await runServe(rest);
-    break;
-  case 'bridge':
-    await runBridge(rest);
-    break;
-  case 'meter':
-    await runMeter(rest);
-    break;
-  case 'replay':
-    await runReplay(rest);
-    break;
-  case 'scenario':
-    await runScenario(rest);
-    break;
-  case undefined:
-  case '-h':
-  case '--help':
-  case 'help':
-    process.stdout.write(USAGE);
-    break;
-  default:
-    process.stderr.write(`meterstack: unknown command '${command}'\n\n${USAGE}`);
-    process.exitCode = 2;
+function unknown(command: string): void {
+  process.stderr.write(`meterstack: unknown command '${command}'\n\n${USAGE}`);
+  process.exitCode = 2;
 }
+
+async function main([command, ...rest]: string[]): Promise<void> {
+  if (command === undefined || command === '-h' || command === '--help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return;
+  }
+  if (command === 'help') {
+    const [topic] = rest;
+    if (topic === undefined) process.stdout.write(USAGE);
+    else if (Object.hasOwn(COMMANDS, topic)) await (await COMMANDS[topic]!())(['--help']);
+    else unknown(topic);
+    return;
+  }
+  if (!Object.hasOwn(COMMANDS, command)) return unknown(command);
+  await (await COMMANDS[command]!())(rest);
+}
+
+await main(process.argv.slice(2));

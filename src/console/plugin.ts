@@ -2,26 +2,39 @@
 // src/console/web/ under /console/, and Preact, htm and uPlot straight from node_modules under
 // /console/vendor/ (an import map in index.html names them). No build step, no CDN: everything the
 // page loads comes from this server. The console acts only through /api/v2 and /sim/v1 [STYLE 12].
+// web/ ships as it is (package.json "files"), found from the package root, so the compiled code in
+// dist/ serves the very files an edit changes; the vendor files are found where Node would resolve
+// them: in an installed package they sit beside meterstack (hoisted), not inside it.
 
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { packageRoot } from '../package-root.ts';
 
-const WEB = fileURLToPath(new URL('./web/', import.meta.url));
-const MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+const WEB = join(packageRoot(), 'src/console/web/');
+
+/** The folder of an installed dependency, looked up along Node's own node_modules search path. */
+function moduleDir(name: string): string {
+  const paths = createRequire(import.meta.url).resolve.paths(name) ?? [];
+  const dir = paths.find((p) => existsSync(join(p, name, 'package.json')));
+  if (dir === undefined) throw new Error(`the web console needs ${name}, which is not installed`);
+  return `${join(dir, name)}/`;
+}
 
 /** Only the few files the page imports: the rest of node_modules stays private. */
-const VENDOR: { prefix: string; root: string[]; allow: RegExp }[] = [
+const vendor = (): { prefix: string; root: string[]; allow: RegExp }[] => [
   {
     prefix: '/console/vendor/preact/',
-    root: [`${MODULES}preact/dist/`, `${MODULES}preact/hooks/dist/`],
+    root: [`${moduleDir('preact')}dist/`, `${moduleDir('preact')}hooks/dist/`],
     allow: /^(preact|hooks)\.mjs$/,
   },
-  { prefix: '/console/vendor/htm/', root: [`${MODULES}htm/dist/`], allow: /^htm\.mjs$/ },
+  { prefix: '/console/vendor/htm/', root: [`${moduleDir('htm')}dist/`], allow: /^htm\.mjs$/ },
   {
     prefix: '/console/vendor/uplot/',
-    root: [`${MODULES}uplot/dist/`],
+    root: [`${moduleDir('uplot')}dist/`],
     allow: /^uPlot\.(esm\.js|min\.css)$/,
   },
 ];
@@ -40,7 +53,7 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
     cacheControl: true,
     maxAge: 0,
   });
-  for (const v of VENDOR) {
+  for (const v of vendor()) {
     await app.register(fastifyStatic, {
       root: v.root,
       prefix: v.prefix,

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../bin/meterstack.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../helpers/meterstack.js', import.meta.url));
 
 export const hasSocat = spawnSync('socat', ['-V']).status === 0;
 /** Skip the suite when socat is missing, unless CI=true, where the missing tool is a failure. */

@@ -78,7 +78,7 @@ describe('meterstack serve --db that cannot be opened (issue 8 item 20, spec-dec
 
   it('without --db, the default ./data directory is created in the working directory', async () => {
     const cwd = temp();
-    const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin/meterstack.js'), 'serve', ...base], {
+    const proc = spawn(process.execPath, [join(REPO_ROOT, 'test/helpers/meterstack.js'), 'serve', ...base], {
       cwd,
       env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('METERSTACK_'))),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/meterstack.js', import.meta.url));
+const BIN = fileURLToPath(new URL('./meterstack.js', import.meta.url));
 const SERVE_AS = fileURLToPath(new URL('./serve-as.js', import.meta.url));
 
 export interface Exit {

@@ -227,7 +227,7 @@ describe('meterstack serve --log-level and --log-format values', () => {
   });
 
   it('on a terminal (a pseudo-TTY by script) without --log-format the lines are pretty', async () => {
-    const bin = fileURLToPath(new URL('../../bin/meterstack.js', import.meta.url));
+    const bin = fileURLToPath(new URL('../helpers/meterstack.js', import.meta.url));
     const cmd = `${process.execPath} ${bin} serve ${base.join(' ')} --no-demo`;
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('METERSTACK_')));
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -11,7 +11,7 @@ describe('fixtures/scenarios', () => {
       .filter((f) => /\.(ya?ml|json)$/.test(f))
       .map((f) => `fixtures/scenarios/${f}`);
     expect(files.length).toBeGreaterThanOrEqual(8);
-    const r = spawnSync(process.execPath, ['bin/meterstack.js', 'scenario', 'run', ...files], {
+    const r = spawnSync(process.execPath, ['test/helpers/meterstack.js', 'scenario', 'run', ...files], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       timeout: 60_000,

@@ -13,7 +13,9 @@ afterAll(() => tmp.remove());
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['bin/meterstack.js', 'scenario', 'run', ...args], { cwd: REPO_ROOT });
+    const p = spawn(process.execPath, ['test/helpers/meterstack.js', 'scenario', 'run', ...args], {
+      cwd: REPO_ROOT,
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
