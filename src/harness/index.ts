@@ -97,6 +97,11 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
     commandTimeoutMs: options.commandTimeoutMs ?? 2000,
     log: log ? (level, msg) => log(level, msg) : () => {},
   });
+  const closeService = async () => {
+    await svc.close();
+    // A closed listener's handle is released on the next turn of the loop: after this, none is left.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
   const clientOf = (apiKey: string | undefined, extra: StartOptions['client']) =>
     createMeterstackClient({ ...options.client, ...extra, baseUrl: svc.httpUrl, apiKey, adminToken });
   const admin = clientOf(undefined, {});
@@ -121,7 +126,7 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
       await buildWorld({ accounts, spaces, sim }, world, options.seed ?? 1, { parallel: true });
     }
   } catch (err) {
-    await svc.close();
+    await closeService();
     throw new ScenarioError([`world: ${(err as Error).message}`]);
   }
   const first = world?.accounts[0]?.name ?? (options.demo ? 'demo' : undefined);
@@ -143,10 +148,6 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
     client,
     clientFor: (account, extra) => clientOf(keyOf(account), extra),
     ...controlsOf(admin),
-    async stop() {
-      await svc.close();
-      // A closed listener's handle is released on the next turn of the loop: after this, none is left.
-      await new Promise((resolve) => setImmediate(resolve));
-    },
+    stop: closeService,
   };
 }
