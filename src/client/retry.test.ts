@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { backoffMs, DEFAULT_RETRY, decide, type Outcome, retryAfterMs } from './retry.ts';
-import { retryingFetch, SendFailed } from './transport.ts';
+import { OutgoingRequest, retryingFetch, SendFailed } from './transport.ts';
 
 const answer = (status: number, code: string | null = null, retryAfter: string | null = null): Outcome => ({
   kind: 'answer',
@@ -100,8 +100,8 @@ describe('decide: what is sent again, and when', () => {
 
 function scripted(answers: (() => Response)[]) {
   const seen: { method: string; body: string }[] = [];
-  const fetch = async (request: Request) => {
-    seen.push({ method: request.method, body: await request.text() });
+  const fetch = async (_url: string, init: RequestInit) => {
+    seen.push({ method: init.method ?? 'GET', body: String(init.body ?? '') });
     const next = answers.shift();
     if (!next) throw new Error('no more scripted answers');
     return next();
@@ -131,7 +131,8 @@ describe('retryingFetch', () => {
     });
     return { ...s, sleeps, fetch };
   };
-  const put = () => new Request('http://x/api/v2/devices/M/relay', { method: 'PUT', body: '{"state":true}' });
+  const put = () =>
+    new OutgoingRequest('http://x/api/v2/devices/M/relay', { method: 'PUT', body: '{"state":true}' });
 
   it('sends the same body again after a device_timeout, and returns the success', async () => {
     const t = make([envelope(400, 'device_timeout'), envelope(400, 'device_timeout'), ok]);
@@ -156,10 +157,10 @@ describe('retryingFetch', () => {
 
   it('a network error on GET is retried; on POST it is not, and fails as SendFailed', async () => {
     const get = make([refused, ok]);
-    expect((await get.fetch(new Request('http://x/api/v2/spaces/'))).status).toBe(200);
+    expect((await get.fetch(new OutgoingRequest('http://x/api/v2/spaces/'))).status).toBe(200);
     const post = make([refused, ok]);
     const err = await post
-      .fetch(new Request('http://x/api/v2/devices/M/wifi', { method: 'POST', body: '{}' }))
+      .fetch(new OutgoingRequest('http://x/api/v2/devices/M/wifi', { method: 'POST', body: '{}' }))
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SendFailed);
     expect((err as SendFailed).attempts).toBe(1);

@@ -1,9 +1,48 @@
 // The fetch the typed client sends through: the request, then again as the retry policy (retry.ts)
 // says, sleeping in between. A success costs nothing extra: the body of an answer is looked at only
 // when its status is one a retried code can have (400 for the device codes) or 429.
+//
+// openapi-fetch builds its request with the `Request` class it is given: here `OutgoingRequest`, a
+// plain record, so a call builds one undici Request (inside fetch), not three, the cost that kept the
+// client from bare fetch's speed (bench/client.ts). Its body is the serialized JSON string, so a
+// retry sends it again as it is.
 
 import { ERRORS } from '../http/errors.ts';
+
+// The DOM lib's names for fetch's types (this project compiles without "dom").
+type BodyInit = NonNullable<RequestInit['body']>;
+type RequestRedirect = NonNullable<RequestInit['redirect']>;
+
 import { type Decision, decide, type Outcome, type RetryPolicy } from './retry.ts';
+
+/** What openapi-fetch hands to fetch: URL, method, headers, body, signal, like a Request. */
+export class OutgoingRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Headers;
+  readonly body: BodyInit | null;
+  readonly signal: AbortSignal | null;
+  readonly redirect: RequestRedirect | undefined;
+
+  constructor(url: string | URL, init: RequestInit = {}) {
+    this.url = String(url);
+    this.method = (init.method ?? 'GET').toUpperCase();
+    // openapi-fetch passes the Headers it merged: kept, not copied.
+    this.headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
+    this.body = init.body ?? null;
+    this.signal = init.signal ?? null;
+    this.redirect = init.redirect;
+  }
+
+  clone(): OutgoingRequest {
+    return new OutgoingRequest(this.url, this);
+  }
+
+  /** What fetch() takes, with an attempt's own signal. */
+  init(signal: AbortSignal | null): RequestInit {
+    return { method: this.method, headers: this.headers, body: this.body, signal, redirect: this.redirect };
+  }
+}
 
 export interface RetryInfo {
   method: string;
@@ -16,7 +55,7 @@ export interface RetryInfo {
 
 export interface TransportOptions {
   policy: RetryPolicy;
-  fetch: (request: Request) => Promise<Response>;
+  fetch: (url: string, init: RequestInit) => Promise<Response>;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
   now: () => number;
@@ -25,7 +64,7 @@ export interface TransportOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
-/** How many requests each answer took, for the error the client makes of it. */
+/** How many requests an answer took, for the error the client makes of it (absent: one). */
 export const attemptsOf = new WeakMap<Response, number>();
 
 /** No answer after every attempt allowed: the last network error, and how many were sent. */
@@ -47,28 +86,29 @@ async function codeOf(response: Response): Promise<string | null> {
   }
 }
 
-export function retryingFetch(opts: TransportOptions): (request: Request) => Promise<Response> {
-  const codeStatuses = new Set<number>(opts.policy.codes.map((c) => ERRORS[c].status));
-  const send = (request: Request) =>
-    opts.timeoutMs > 0
-      ? opts.fetch(
-          new Request(request, {
-            signal: AbortSignal.any([request.signal, AbortSignal.timeout(opts.timeoutMs)]),
-          }),
-        )
-      : opts.fetch(request);
+/** A body that can be sent twice (not a one-shot stream). */
+function resendable(body: BodyInit | null): boolean {
+  return body === null || typeof body === 'string' || !(body instanceof ReadableStream);
+}
 
-  return async function fetchWithRetry(request: Request): Promise<Response> {
-    // A body can be read once: each attempt sends a copy of the pristine request.
-    const pristine = request.body === null ? null : request.clone();
+export function retryingFetch(opts: TransportOptions): (request: OutgoingRequest) => Promise<Response> {
+  const codeStatuses = new Set<number>(opts.policy.codes.map((c) => ERRORS[c].status));
+  const signalFor = (caller: AbortSignal | null): AbortSignal | null => {
+    if (opts.timeoutMs <= 0) return caller;
+    const timeout = AbortSignal.timeout(opts.timeoutMs);
+    return caller ? AbortSignal.any([caller, timeout]) : timeout;
+  };
+
+  return async function fetchWithRetry(request: OutgoingRequest): Promise<Response> {
+    const canResend = resendable(request.body);
     for (let attempt = 1; ; attempt++) {
-      const copy = pristine === null ? request : attempt === 1 ? request : pristine.clone();
       let outcome: Outcome;
       let response: Response | null = null;
       try {
-        response = await send(copy);
+        response = await opts.fetch(request.url, request.init(signalFor(request.signal)));
         if (response.ok) {
-          attemptsOf.set(response, attempt);
+          // Only retried answers are noted: a WeakMap entry per call would cost the GC on the hot path.
+          if (attempt > 1) attemptsOf.set(response, attempt);
           return response;
         }
         const looked = response.status === 429 || codeStatuses.has(response.status);
@@ -80,10 +120,12 @@ export function retryingFetch(opts: TransportOptions): (request: Request) => Pro
         };
       } catch (error) {
         // The caller gave up (its own signal): never retried.
-        if (request.signal.aborted) throw error;
+        if (request.signal?.aborted) throw error;
         outcome = { kind: 'network', error };
       }
-      const decision = decide(outcome, attempt, request.method, opts.policy, opts.random, opts.now());
+      const decision = canResend
+        ? decide(outcome, attempt, request.method, opts.policy, opts.random, opts.now())
+        : ({ retry: false } as const);
       if (!decision.retry) {
         if (outcome.kind === 'network') throw new SendFailed(attempt, outcome.error);
         attemptsOf.set(response!, attempt);
