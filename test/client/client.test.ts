@@ -250,7 +250,11 @@ describe('retries: transient device failures with backoff, is_online first', () 
       });
       await until(async () => (await ms.client.device('EXT-1')).ok);
     });
-    afterAll(() => meter.stop());
+    // A reply sent too late is still on its timer: let it go out before the meter's client ends.
+    afterAll(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 650));
+      await meter.stop();
+    });
 
     it('without retries: device_timeout (400), typed', async () => {
       meter.replyDelayMs = 600; // the service waits 300 ms
@@ -259,6 +263,20 @@ describe('retries: transient device failures with backoff, is_online first', () 
         t.client.api.PUT('/api/v2/devices/{device_id}/relay', { ...path('EXT-1'), body: { state: false } }),
       );
       expect(failed(r, 'device_timeout', 400).detail).toMatch(/EXT-1/);
+    });
+
+    it('a live read (endpoint 5) that times out: properties_unreadable (400), retried like a timeout', async () => {
+      meter.replyDelayMs = 600;
+      const once = recording({ retry: false });
+      const metrics = () => once.client.api.GET('/api/v2/devices/{device_id}/metrics', path('EXT-1'));
+      failed(await once.client.settle(metrics()), 'properties_unreadable', 400);
+      const t = recording();
+      t.duringSleep(async () => {
+        meter.replyDelayMs = 0;
+      });
+      const r = await t.client.settle(t.client.api.GET('/api/v2/devices/{device_id}/metrics', path('EXT-1')));
+      expect(r.ok && r.data.device_id).toBe('EXT-1');
+      expect(t.sleeps).toHaveLength(1);
     });
 
     it('with retries: the second attempt gets the answer', async () => {
