@@ -3,6 +3,8 @@
 //    armed, no attempt timer) vs bare `fetch` + `res.json()`, against one `meterstack serve` child;
 //    N sequential and N concurrent calls of each, interleaved over rounds, medians compared; also the
 //    client with `timeoutMs: 30000` (an AbortSignal.timeout per request). Target: ≥ 0.9× bare fetch.
+//    On a shared machine the network figures swing by ±15 % run to run, so also: the client's own CPU
+//    per call with a canned answer and no network, against bare fetch's handling of the same answer.
 // 2. startMeterstack() to a ready world of 10 meters (target ≤ 1 s) and stop() (≤ 200 ms), in
 //    this process; the first run pays module warm-up, so it is reported apart.
 //
@@ -179,5 +181,47 @@ async function harnessStartStop(): Promise<void> {
   );
 }
 
+/** What the client adds per call, without the network: a canned answer through both paths. */
+async function overheadWithoutNetwork(): Promise<void> {
+  const body = JSON.stringify({
+    success: true,
+    data: { device_id: DEVICE, is_online: true },
+    timestamp: 'x',
+  });
+  const canned = async (_url: string, _init: RequestInit) =>
+    new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+  const bare = async () => {
+    const res = await canned(`http://x/api/v2/devices/${DEVICE}/`, { headers: { 'x-service-api-key': 'k' } });
+    return ((await res.json()) as { data: { is_online: boolean } }).data.is_online;
+  };
+  const ms = createMeterstackClient({ baseUrl: 'http://x', apiKey: 'k', fetch: canned });
+  const typed = async () => {
+    const r = await ms.settle(
+      ms.api.GET('/api/v2/devices/{device_id}/', { params: { path: { device_id: DEVICE } } }),
+    );
+    if (!r.ok) throw r.error;
+    return r.data.is_online;
+  };
+  const N = 20_000;
+  const cpuPerCall = async (call: () => Promise<boolean>) => {
+    for (let i = 0; i < 2000; i++) await call();
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < N; i++) await call();
+    const c = process.cpuUsage(c0);
+    return (c.user + c.system) / N;
+  };
+  const b = [] as number[];
+  const t = [] as number[];
+  for (let r = 0; r < 3; r++) {
+    b.push(await cpuPerCall(bare));
+    t.push(await cpuPerCall(typed));
+  }
+  console.log(
+    `no network, canned answer: bare ${median(b).toFixed(1)} µs per call, typed client ${median(t).toFixed(1)} µs ` +
+      `(+${(median(t) - median(b)).toFixed(1)} µs)`,
+  );
+}
+
 await harnessStartStop();
+await overheadWithoutNetwork();
 await clientVsFetch();
