@@ -1,12 +1,23 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  // examples/ import the package by its name, as a user's code does; here it is the source.
+  resolve: {
+    alias: [
+      { find: /^meterstack\/client$/, replacement: src('client/index.ts') },
+      { find: /^meterstack$/, replacement: src('harness/index.ts') },
+    ],
+  },
   test: {
     include: [
       'test/**/*.test.ts',
       'firmware-protocol/**/*.test.ts',
       'simulator/**/*.test.ts',
       'src/**/*.test.ts',
+      'examples/**/*.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 30_000,

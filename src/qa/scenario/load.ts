@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { type Scenario, scenarioSchema } from './schema.ts';
+import { type Scenario, scenarioSchema, type WorldSpec, worldSchema } from './schema.ts';
 
 export class ScenarioError extends Error {
   constructor(readonly problems: string[]) {
@@ -40,6 +40,20 @@ export function parseScenario(file: string, text: string): Scenario {
       }
       return `${file}: ${fieldPath(issue.path)}: ${issue.message}`;
     }),
+  );
+}
+
+/**
+ * A world given as a value (the test harness's `startMeterstack({ world })`), checked by the same
+ * schema as a scenario file's `world:`, each problem located by its field: `world.accounts[0].name: …`.
+ */
+export function parseWorld(value: unknown): WorldSpec {
+  const result = worldSchema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ScenarioError(
+    result.error.issues
+      .slice(0, 20)
+      .map((issue: z.core.$ZodIssue) => `${fieldPath(['world', ...issue.path])}: ${issue.message}`),
   );
 }
 

@@ -66,7 +66,7 @@ export async function runScenario(file: string, scenario: Scenario): Promise<Sce
     await mqtt.subscribeAsync('meterstack/v1/#', { qos: 1 });
     const ctx = new ScenarioContext(svc, mqtt, () => scenario.world.accounts[0]!.name);
     try {
-      await buildWorld(ctx, scenario);
+      await buildWorld(ctx, scenario.world, scenario.seed);
     } catch (err) {
       report.setupError = (err as Error).message;
       report.failed = 1;

@@ -56,6 +56,9 @@ export const accountSchema = z.strictObject({
   meters: z.array(meterSchema).default([]),
 });
 
+/** The accounts, spaces and meters a scenario (or the test harness) starts with. */
+export const worldSchema = z.strictObject({ accounts: z.array(accountSchema).min(1) });
+
 const matchers = z.record(z.string(), z.unknown());
 
 export const responseExpect = z.strictObject({
@@ -196,11 +199,14 @@ export const scenarioSchema = z.strictObject({
   clock: z
     .strictObject({ start: z.iso.datetime({ offset: true }).default('2026-01-05T00:00:00+05:30') })
     .default({ start: '2026-01-05T00:00:00+05:30' }),
-  world: z.strictObject({ accounts: z.array(accountSchema).min(1) }),
+  world: worldSchema,
   timeline: z.array(stepSchema).min(1),
 });
 
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type Step = z.infer<typeof stepSchema>;
 export type MeterSpec = z.infer<typeof meterSchema>;
+export type WorldSpec = z.infer<typeof worldSchema>;
+/** A world as written (defaults not yet filled in). */
+export type WorldInput = z.input<typeof worldSchema>;
 export type ResponseExpect = z.infer<typeof responseExpect>;

@@ -4,7 +4,10 @@
 
 import { createHash } from 'node:crypto';
 import type { ScenarioContext } from './context.ts';
-import type { MeterSpec, Scenario } from './schema.ts';
+import type { MeterSpec, WorldSpec } from './schema.ts';
+
+/** What building a world needs: somewhere to note who is who, and /sim/v1 calls that must succeed. */
+export type WorldBuilder = Pick<ScenarioContext, 'accounts' | 'spaces' | 'sim'>;
 
 export function meterSeed(scenarioSeed: number, deviceId: string): number {
   return createHash('sha256').update(`${scenarioSeed}:${deviceId}`).digest().readUInt32BE(0) & 0x7fffffff;
@@ -15,8 +18,22 @@ function deviceBody(m: MeterSpec, accountId: number, spaceId: number | null, see
   return { account_id: accountId, space_id: spaceId, device_id: id, seed: meterSeed(seed, id), ...settings };
 }
 
-export async function buildWorld(ctx: ScenarioContext, scenario: Scenario): Promise<void> {
-  for (const account of scenario.world.accounts) {
+/**
+ * `parallel`: each space's meters are provisioned at once (the test harness, where start-up time
+ * counts); a scenario provisions one by one, so its events come in the same order every run.
+ */
+export async function buildWorld(
+  ctx: WorldBuilder,
+  world: WorldSpec,
+  seed: number,
+  { parallel = false } = {},
+): Promise<void> {
+  const provision = async (meters: MeterSpec[], accountId: number, spaceId: number | null) => {
+    const bodies = meters.map((m) => deviceBody(m, accountId, spaceId, seed));
+    if (parallel) await Promise.all(bodies.map((b) => ctx.sim('POST', '/devices', b)));
+    else for (const b of bodies) await ctx.sim('POST', '/devices', b);
+  };
+  for (const account of world.accounts) {
     if (ctx.accounts.has(account.name))
       throw new Error(`world: two accounts named ${JSON.stringify(account.name)}`);
     const a = (await ctx.sim('POST', '/accounts', { name: account.name })) as {
@@ -34,10 +51,8 @@ export async function buildWorld(ctx: ScenarioContext, scenario: Scenario): Prom
         ...(space.description !== undefined && { description: space.description }),
       })) as { space_id: number };
       ctx.spaces.set(ref, s.space_id);
-      for (const m of space.meters)
-        await ctx.sim('POST', '/devices', deviceBody(m, a.account_id, s.space_id, scenario.seed));
+      await provision(space.meters, a.account_id, s.space_id);
     }
-    for (const m of account.meters)
-      await ctx.sim('POST', '/devices', deviceBody(m, a.account_id, null, scenario.seed));
+    await provision(account.meters, a.account_id, null);
   }
 }
