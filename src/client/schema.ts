@@ -10,150 +10,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 4. Get a device with its current readings */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                active_mode: "prepaid" | "postpaid" | "measurement" | "relay_off";
-                                /** @description paise */
-                                balance: number;
-                                description: string;
-                                device_id: string;
-                                has_relay: boolean;
-                                is_online: boolean;
-                                is_shared: boolean;
-                                name: string;
-                                public_access: boolean;
-                                public_hash: string | null;
-                                readings: {
-                                    /** @enum {string} */
-                                    context_type: "cumulative" | "instantaneous";
-                                    property_id: string;
-                                    unit: string;
-                                    value: number;
-                                }[];
-                                space: {
-                                    description: string;
-                                    id: number;
-                                    name: string;
-                                };
-                                tags: unknown[];
-                                udf1: string | null;
-                                udf2: string | null;
-                                udf3: string | null;
-                                udf4: string | null;
-                                udf5: string | null;
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
-        /** 6. Update device metadata */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description?: string;
-                        name?: string;
-                        udf1?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            data: true;
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 4. Get a device with its current readings
+         * @description The full device record. `readings` are the newest the meter reported; they are kept while it is offline.
+         */
+        get: operations["getDevice"];
+        /**
+         * 6. Update device metadata
+         * @description Sets any of name, description, udf1; other fields are ignored.
+         */
+        put: operations["updateDevice"];
         post?: never;
         delete?: never;
         options?: never;
@@ -168,75 +34,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 5. Read the current metrics live from the meter */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description W */
-                                active_power: number;
-                                active_tariff: 1 | 2;
-                                /** @description paise */
-                                balance: number;
-                                device_id: string;
-                                dg_tariff: number;
-                                eb_tariff: number;
-                                /** @description kWh, cumulative */
-                                energy: number;
-                                /** @enum {string} */
-                                mode: "PREPAID" | "POSTPAID" | "MEASUREMENT" | "RELAY_OFF";
-                                pg_enabled: boolean;
-                                relay_state: boolean;
-                                /** @description V */
-                                voltage: number;
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 5. Read the current metrics live from the meter
+         * @description Asks the meter itself: it must be online (`device_offline`); a read that gets no answer in time is `properties_unreadable`.
+         */
+        get: operations["getDeviceMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -252,77 +54,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 12. Historical readings */
-        get: {
-            parameters: {
-                query: {
-                    /** @description YYYY-MM-DD (zero-padded), an Asia/Kolkata calendar day */
-                    from_date: string;
-                    interval?: "15m" | "30m" | "60m" | "1d";
-                    /** @description one of energy, active_energy, active_power, voltage, current, power_factor, apparent_power, reactive_power; availability varies by model */
-                    property_id: string;
-                    /** @description YYYY-MM-DD (zero-padded), an Asia/Kolkata calendar day */
-                    to_date: string;
-                };
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                device_id: string;
-                                from_date: string;
-                                readings: {
-                                    property_id: string;
-                                    /** @description end of interval, +05:30 */
-                                    timestamp: string;
-                                    unit: string;
-                                    value: number;
-                                }[];
-                                to_date: string;
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 12. Historical readings
+         * @description Raw meter values at the end of each interval (not consumption: for a cumulative property,
+         *     consumption over a period is the last reading minus the first), stamped with the interval's
+         *     last second in +05:30 (daily: 23:59:59). Intervals with no sample are left out.
+         *
+         *     **The interval in progress** (today at `1d`, the current quarter hour at `15m`) is included: its
+         *     value is the reading so far, and it is stamped with the interval's end, a time still in the
+         *     future. Read again after the interval ends for its final value (spec-decisions 68).
+         *
+         *     A range covers at most 366 days; `energy` and `active_energy` name the same register.
+         */
+        get: operations["getDeviceHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -339,66 +83,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** 8. Set the operating mode */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "prepaid" | "postpaid" | "measurement" | "relay_off";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            data: true;
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 8. Set the operating mode
+         * @description prepaid, postpaid, measurement or relay_off; the meter must be online and acknowledge it.
+         */
+        put: operations["setMode"];
         post?: never;
         delete?: never;
         options?: never;
@@ -414,65 +103,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** 15. Enable or disable the payment gateway */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        state: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            data: true;
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 15. Enable or disable the payment gateway
+         * @description Sets `pg_enabled` on the meter.
+         */
+        put: operations["setPaymentGateway"];
         post?: never;
         delete?: never;
         options?: never;
@@ -488,65 +123,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** 7. Switch the relay */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        state: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            data: true;
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 7. Switch the relay
+         * @description Relay ON (`state` true) or OFF; the meter must be online and acknowledge it.
+         */
+        put: operations["setRelay"];
         post?: never;
         delete?: never;
         options?: never;
@@ -562,65 +143,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** 11. Select the active tariff (1 = EB, 2 = DG) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        active_tariff: 1 | 2;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            data: true;
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 11. Select the active tariff (1 = EB, 2 = DG)
+         * @description The tariff used for billing from now on.
+         */
+        put: operations["setActiveTariff"];
         post?: never;
         delete?: never;
         options?: never;
@@ -636,65 +163,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** 10. Set the DG tariff (paise per kWh) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        tariff: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            data: true;
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 10. Set the DG tariff (paise per kWh)
+         * @description Diesel Generator tariff in paise per kWh (0 to 100000).
+         */
+        put: operations["setDgTariff"];
         post?: never;
         delete?: never;
         options?: never;
@@ -710,65 +183,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** 9. Set the EB tariff (paise per kWh) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        tariff: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            data: true;
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 9. Set the EB tariff (paise per kWh)
+         * @description Electricity Board tariff in paise per kWh (0 to 100000).
+         */
+        put: operations["setEbTariff"];
         post?: never;
         delete?: never;
         options?: never;
@@ -783,128 +202,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 13. Read the WiFi status */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                password: string;
-                                /** @description dBm */
-                                rssi: number;
-                                ssid: string;
-                                /** @enum {string} */
-                                type: "Primary" | "Secondary";
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 13. Read the WiFi status
+         * @description Asks the meter: `Primary`, or `Secondary` in configuration mode (spec §4). A meter that is offline or does not answer is `device_not_found` (spec §7).
+         */
+        get: operations["getWifi"];
         put?: never;
-        /** 14. Set the primary WiFi network (2.4 GHz) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description at most 64 characters and 64 bytes in UTF-8 */
-                        password: string;
-                        /** @description at most 32 characters and 32 bytes in UTF-8 */
-                        ssid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            data: true;
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 14. Set the primary WiFi network (2.4 GHz)
+         * @description ssid at most 32 characters, password at most 64 (and as many bytes in UTF-8). An offline meter is `device_not_found` (spec §7).
+         */
+        post: operations["setWifi"];
         delete?: never;
         options?: never;
         head?: never;
@@ -918,25 +226,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 1. List spaces */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * 1. List spaces
+         * @description Every space of the key's account, each with its device summaries.
+         */
+        get: operations["listSpaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -952,164 +246,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 2. Get a space */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description space_id: a positive integer in decimal */
-                    space_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                description: string;
-                                devices: {
-                                    /** @enum {string} */
-                                    active_mode: "prepaid" | "postpaid" | "measurement" | "relay_off";
-                                    device_id: string;
-                                    name: string;
-                                    udf1: string | null;
-                                    udf2: string | null;
-                                    udf3: string | null;
-                                    udf4: string | null;
-                                    udf5: string | null;
-                                }[];
-                                name: string;
-                                space_id: number;
-                                /** @description always empty */
-                                tags: unknown[];
-                                udf1: string | null;
-                                udf2: string | null;
-                                udf3: string | null;
-                                udf4: string | null;
-                                udf5: string | null;
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
-        /** 3. Update a space */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description space_id: a positive integer in decimal */
-                    space_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description?: string;
-                        name?: string;
-                        udf1?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                detail: string | {
-                                    loc: string[];
-                                    msg: string;
-                                }[];
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                description: string;
-                                devices: {
-                                    /** @enum {string} */
-                                    active_mode: "prepaid" | "postpaid" | "measurement" | "relay_off";
-                                    device_id: string;
-                                    name: string;
-                                    udf1: string | null;
-                                    udf2: string | null;
-                                    udf3: string | null;
-                                    udf4: string | null;
-                                    udf5: string | null;
-                                }[];
-                                name: string;
-                                space_id: number;
-                                /** @description always empty */
-                                tags: unknown[];
-                                udf1: string | null;
-                                udf2: string | null;
-                                udf3: string | null;
-                                udf4: string | null;
-                                udf5: string | null;
-                            };
-                            message?: string;
-                            /** @enum {boolean} */
-                            success: true;
-                            /** @description ISO 8601 with milliseconds, +05:30 */
-                            timestamp: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * 2. Get a space
+         * @description One space of the key's account; another account's (or no such) space is `not_your_space`.
+         */
+        get: operations["getSpace"];
+        /**
+         * 3. Update a space
+         * @description Sets any of name, description, udf1; other fields are ignored. Answers the updated space.
+         */
+        put: operations["updateSpace"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1126,30 +272,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Create an account and its first API key
+         * @description Answers `{account_id, name, api_key}`; the key is shown only here.
+         */
+        post: operations["createAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1165,34 +292,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description account_id: a positive integer in decimal */
-                    account_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: date-time */
-                        expires_at?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Mint another API key for an account
+         * @description Optional `expires_at` (ISO 8601 with offset). Answers `{api_key, expires_at}`.
+         */
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1206,24 +310,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Histories being written
+         * @description `[{device_id, done_days, total_days, samples}]` (spec-decisions 52).
+         */
+        get: operations["listBackfills"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1239,24 +330,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Read the virtual clock
+         * @description `{now, now_ms, speed}`.
+         */
+        get: operations["getClock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1274,30 +352,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        seconds: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Move the virtual clock forward
+         * @description Every meter lives through the jump (usage, billing, cut-offs). Answers `{from, to, now}`.
+         */
+        post: operations["advanceClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1313,30 +372,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        speed: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Set the virtual clock's speed
+         * @description Virtual ms per wall ms, 0 to 1,000,000; 0 freezes it (spec-decisions 54).
+         */
+        post: operations["setClockSpeed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1350,76 +390,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * List every device, virtual and external
+         * @description Each virtual meter's reported state, and each external device's twin view.
+         */
+        get: operations["listSimDevices"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        account_id: number;
-                        active_tariff?: 1 | 2;
-                        backfill_days?: number;
-                        backfill_period_s?: number;
-                        balance?: number;
-                        description?: string;
-                        device_id?: string;
-                        dg_tariff?: number;
-                        eb_tariff?: number;
-                        /** @description true: create only the device and its MQTT credentials; the meter runs elsewhere (bridge, real meter) */
-                        external?: boolean;
-                        /** @enum {string} */
-                        load_profile?: "constant" | "household";
-                        load_watts?: number;
-                        /** @enum {string} */
-                        mode?: "prepaid" | "postpaid" | "measurement" | "relay_off";
-                        /** @enum {string} */
-                        model?: "basic" | "full";
-                        name?: string;
-                        online?: boolean;
-                        seed?: number;
-                        space_id?: number | null;
-                        telemetry_period_s?: number;
-                        udf1?: string | null;
-                        udf2?: string | null;
-                        udf3?: string | null;
-                        udf4?: string | null;
-                        udf5?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Provision a device (a virtual meter, or an external one)
+         * @description Answers `201` with the device, its MQTT credentials and, for a virtual meter, its state. With `backfill_days` it answers once that history is stored (spec-decisions 52).
+         */
+        post: operations["createDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1433,26 +414,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * A virtual meter as it sees itself (or an external device)
+         * @description The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw.
+         */
+        get: operations["getSimDevice"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1470,32 +436,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        hold_seconds: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Press a virtual meter's button
+         * @description Held about 5 s it enters WiFi configuration mode (spec §4). Answers `{config_mode}`.
+         */
+        post: operations["pressDeviceButton"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1511,35 +456,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        power_factor?: number;
-                        /** @enum {string} */
-                        profile?: "constant" | "household";
-                        watts: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Set a virtual meter's load
+         * @description Constant watts (with a power factor) or a household profile with its peak.
+         */
+        post: operations["setDeviceLoad"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1555,32 +476,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        online: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Connect or disconnect a virtual meter
+         * @description `{online}`; a disconnected meter is offline to the v2 API.
+         */
+        post: operations["setDeviceOnline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1596,33 +496,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    device_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        amount: number;
-                        transaction_id: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Recharge a virtual meter (paise)
+         * @description Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first.
+         */
+        post: operations["rechargeDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1636,33 +514,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The journal: without since the newest limit events; with it the events after it, oldest first. Before oldest_seq only the durable types (money, meter state) are kept, in the store. */
-        get: {
-            parameters: {
-                query?: {
-                    device_id?: string;
-                    /** @description at most this many events (default 100) */
-                    limit?: number;
-                    /** @description only events with a greater seq, oldest first */
-                    since?: number;
-                    /** @description comma-separated event types (meter.relay) or families (meter.*) */
-                    type?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Read the event journal
+         * @description The journal: without since the newest limit events; with it the events after it, oldest first. Before oldest_seq only the durable types (money, meter state) are kept, in the store.
+         */
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1678,33 +534,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Server-Sent Events: one frame per event (id: seq, event: type, data: the event as JSON), a `: ping` comment every 15 s. Resumes after Last-Event-ID or since; without either it starts live. */
-        get: {
-            parameters: {
-                query?: {
-                    device_id?: string;
-                    /** @description only events with a greater seq, oldest first */
-                    since?: number;
-                    /** @description comma-separated event types (meter.relay) or families (meter.*) */
-                    type?: string;
-                };
-                header?: {
-                    "last-event-id"?: number;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Follow the events (Server-Sent Events)
+         * @description Server-Sent Events: one frame per event (id: seq, event: type, data: the event as JSON), a `: ping` comment every 15 s. Resumes after Last-Event-ID or since; without either it starts live.
+         */
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1720,24 +554,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * The fleet: every device with what its twin saw
+         * @description The web console's rows (spec-decisions 62).
+         */
+        get: operations["getFleet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1756,26 +577,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    api_key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Revoke an API key
+         * @description The key answers `401 authentication_error` from then on.
+         */
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1788,24 +594,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Check every virtual meter against its ledger
+         * @description `{meters, disagreements, at_start}` [LEDGER-3].
+         */
+        get: operations["checkLedger"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1823,37 +616,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        account_id: number;
-                        description?: string;
-                        name: string;
-                        udf1?: string | null;
-                        udf2?: string | null;
-                        udf3?: string | null;
-                        udf4?: string | null;
-                        udf5?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Create a space in an account
+         * @description Answers the space as the v2 API shows it, with its `account_id`.
+         */
+        post: operations["createSpace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1863,7 +630,276 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /**
+         * @example {
+         *       "device_id": "MTR-A101",
+         *       "name": "Flat A-101",
+         *       "description": "",
+         *       "space": {
+         *         "id": 1,
+         *         "name": "Tower A",
+         *         "description": "Residential tower A"
+         *       },
+         *       "public_access": false,
+         *       "public_hash": null,
+         *       "active_mode": "prepaid",
+         *       "balance": 1000000,
+         *       "has_relay": true,
+         *       "is_online": true,
+         *       "is_shared": false,
+         *       "readings": [
+         *         {
+         *           "property_id": "energy",
+         *           "context_type": "cumulative",
+         *           "value": 1234.567,
+         *           "unit": "kWh"
+         *         },
+         *         {
+         *           "property_id": "active_power",
+         *           "context_type": "instantaneous",
+         *           "value": 1480.2,
+         *           "unit": "W"
+         *         },
+         *         {
+         *           "property_id": "voltage",
+         *           "context_type": "instantaneous",
+         *           "value": 231.45,
+         *           "unit": "V"
+         *         }
+         *       ],
+         *       "tags": [],
+         *       "udf1": "A-101",
+         *       "udf2": null,
+         *       "udf3": null,
+         *       "udf4": null,
+         *       "udf5": null
+         *     }
+         */
+        Device: {
+            /**
+             * @description lowercase operating mode
+             * @enum {string}
+             */
+            active_mode: "prepaid" | "postpaid" | "measurement" | "relay_off";
+            /** @description prepaid balance in paise */
+            balance: number;
+            description: string;
+            /** @description not stable across replacement: use udf1..udf5 as keys */
+            device_id: string;
+            has_relay: boolean;
+            /** @description check it before a control operation (spec §7 client guidance) */
+            is_online: boolean;
+            is_shared: boolean;
+            name: string;
+            public_access: boolean;
+            public_hash: string | null;
+            readings: components["schemas"]["Reading"][];
+            space: {
+                description: string;
+                id: number;
+                name: string;
+            };
+            tags: unknown[];
+            /** @description user-defined; the intended stable identifier (spec §1) */
+            udf1: string | null;
+            udf2: string | null;
+            udf3: string | null;
+            udf4: string | null;
+            udf5: string | null;
+        };
+        /**
+         * @example {
+         *       "device_id": "MTR-A101",
+         *       "name": "Flat A-101",
+         *       "active_mode": "prepaid",
+         *       "udf1": "A-101",
+         *       "udf2": null,
+         *       "udf3": null,
+         *       "udf4": null,
+         *       "udf5": null
+         *     }
+         */
+        DeviceSummary: {
+            /**
+             * @description lowercase operating mode
+             * @enum {string}
+             */
+            active_mode: "prepaid" | "postpaid" | "measurement" | "relay_off";
+            device_id: string;
+            name: string;
+            /** @description user-defined; the intended stable identifier (spec §1) */
+            udf1: string | null;
+            udf2: string | null;
+            udf3: string | null;
+            udf4: string | null;
+            udf5: string | null;
+        };
+        /**
+         * @example {
+         *       "code": "device_not_found",
+         *       "detail": "Device not found."
+         *     }
+         */
+        Error: {
+            /**
+             * @description one of the error list (src/http/errors.ts); the HTTP status follows it
+             * @enum {string}
+             */
+            code: "authentication_error" | "admin_authentication_error" | "forbidden" | "cors_origin_not_allowed" | "device_not_found" | "device_not_in_space" | "not_your_space" | "validation_error" | "device_offline" | "device_timeout" | "device_rejected" | "properties_unreadable" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "malformed_url" | "bad_request" | "request_timeout" | "uri_too_long" | "headers_too_large";
+            /** @description a sentence, or for validation_error the list of what was wrong */
+            detail: string | components["schemas"]["ValidationItem"][];
+        };
+        /**
+         * @example {
+         *       "property_id": "energy",
+         *       "value": 1210.04,
+         *       "unit": "kWh",
+         *       "timestamp": "2026-01-14T23:59:59+05:30"
+         *     }
+         */
+        HistoricalReading: {
+            /** @enum {string} */
+            property_id: "energy" | "active_energy" | "active_power" | "voltage" | "current" | "power_factor" | "apparent_power" | "reactive_power";
+            /** @description end of the interval, +05:30 (daily: 23:59:59) */
+            timestamp: string;
+            unit: string;
+            /** @description the raw meter value at the end of the interval (so far, for the current one) */
+            value: number;
+        };
+        /**
+         * @example {
+         *       "device_id": "MTR-A101",
+         *       "eb_tariff": 800,
+         *       "dg_tariff": 2000,
+         *       "active_tariff": 1,
+         *       "energy": 1234.567,
+         *       "active_power": 1480.2,
+         *       "voltage": 231.45,
+         *       "balance": 1000000,
+         *       "relay_state": true,
+         *       "mode": "PREPAID",
+         *       "pg_enabled": false
+         *     }
+         */
+        Metrics: {
+            /** @description W */
+            active_power: number;
+            /** @description 1 = EB, 2 = DG */
+            active_tariff: 1 | 2;
+            /** @description paise */
+            balance: number;
+            device_id: string;
+            /** @description Diesel Generator tariff, paise per kWh */
+            dg_tariff: number;
+            /** @description Electricity Board tariff, paise per kWh */
+            eb_tariff: number;
+            /** @description kWh, cumulative */
+            energy: number;
+            /** @enum {string} */
+            mode: "PREPAID" | "POSTPAID" | "MEASUREMENT" | "RELAY_OFF";
+            pg_enabled: boolean;
+            /** @description true = ON */
+            relay_state: boolean;
+            /** @description V */
+            voltage: number;
+        };
+        /**
+         * @example {
+         *       "property_id": "energy",
+         *       "context_type": "cumulative",
+         *       "value": 1234.567,
+         *       "unit": "kWh"
+         *     }
+         */
+        Reading: {
+            /** @enum {string} */
+            context_type: "cumulative" | "instantaneous";
+            /** @enum {string} */
+            property_id: "energy" | "active_energy" | "active_power" | "voltage" | "current" | "power_factor" | "apparent_power" | "reactive_power";
+            unit: string;
+            value: number;
+        };
+        /**
+         * @example {
+         *       "space_id": 1,
+         *       "name": "Tower A",
+         *       "description": "Residential tower A",
+         *       "devices": [
+         *         {
+         *           "device_id": "MTR-A101",
+         *           "name": "Flat A-101",
+         *           "active_mode": "prepaid",
+         *           "udf1": "A-101",
+         *           "udf2": null,
+         *           "udf3": null,
+         *           "udf4": null,
+         *           "udf5": null
+         *         },
+         *         {
+         *           "device_id": "MTR-A102",
+         *           "name": "Flat A-102",
+         *           "active_mode": "postpaid",
+         *           "udf1": "A-102",
+         *           "udf2": null,
+         *           "udf3": null,
+         *           "udf4": null,
+         *           "udf5": null
+         *         }
+         *       ],
+         *       "tags": [],
+         *       "udf1": "TWR-A",
+         *       "udf2": null,
+         *       "udf3": null,
+         *       "udf4": null,
+         *       "udf5": null
+         *     }
+         */
+        Space: {
+            description: string;
+            devices: components["schemas"]["DeviceSummary"][];
+            name: string;
+            space_id: number;
+            /** @description always empty */
+            tags: unknown[];
+            /** @description user-defined; the intended stable identifier (spec §1) */
+            udf1: string | null;
+            udf2: string | null;
+            udf3: string | null;
+            udf4: string | null;
+            udf5: string | null;
+        };
+        /**
+         * @example {
+         *       "loc": [
+         *         "property_id"
+         *       ],
+         *       "msg": "Invalid property ID"
+         *     }
+         */
+        ValidationItem: {
+            /** @description the field: `[name]` for a body field or query parameter, `[body]` */
+            loc: string[];
+            msg: string;
+        };
+        /**
+         * @example {
+         *       "ssid": "home-wifi",
+         *       "password": "home-wifi-pass",
+         *       "rssi": -58,
+         *       "type": "Primary"
+         *     }
+         */
+        WifiStatus: {
+            /** @description returned in clear (spec §2) */
+            password: string;
+            /** @description dBm; -30 to -50 excellent, -50 to -70 good, -70 to -80 weak */
+            rssi: number;
+            ssid: string;
+            /** @enum {string} */
+            type: "Primary" | "Secondary";
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -1871,4 +907,4952 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Device"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    updateDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    name?: string;
+                    udf1?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getDeviceMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Metrics"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_offline`, `device_timeout`, `device_rejected`, `properties_unreadable` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getDeviceHistory: {
+        parameters: {
+            query: {
+                /** @description YYYY-MM-DD (zero-padded), an Asia/Kolkata calendar day */
+                from_date: string;
+                interval?: "15m" | "30m" | "60m" | "1d";
+                /** @description availability varies by model: the device record's `readings` lists its properties */
+                property_id: "energy" | "active_energy" | "active_power" | "voltage" | "current" | "power_factor" | "apparent_power" | "reactive_power";
+                /** @description YYYY-MM-DD (zero-padded), an Asia/Kolkata calendar day */
+                to_date: string;
+            };
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            device_id: string;
+                            from_date: string;
+                            readings: components["schemas"]["HistoricalReading"][];
+                            to_date: string;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "prepaid" | "postpaid" | "measurement" | "relay_off";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_offline`, `device_timeout`, `device_rejected` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setPaymentGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    state: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_offline`, `device_timeout`, `device_rejected` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setRelay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    state: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_offline`, `device_timeout`, `device_rejected` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setActiveTariff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    active_tariff: 1 | 2;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_offline`, `device_timeout`, `device_rejected` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setDgTariff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tariff: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_offline`, `device_timeout`, `device_rejected` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setEbTariff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tariff: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_offline`, `device_timeout`, `device_rejected` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getWifi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WifiStatus"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_rejected` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setWifi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description at most 64 characters and 64 bytes in UTF-8 */
+                    password: string;
+                    /** @description at most 32 characters and 32 bytes in UTF-8 */
+                    ssid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `device_not_found`, `device_rejected` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `device_not_in_space` */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listSpaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Space"][];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getSpace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description space_id: a positive integer in decimal */
+                space_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Space"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `not_your_space` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    updateSpace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description space_id: a positive integer in decimal */
+                space_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    name?: string;
+                    udf1?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Space"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url`, `not_your_space` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    /** @description requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description the policy, e.g. `100;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description requests left in this window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description account_id: a positive integer in decimal */
+                account_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listBackfills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    advanceClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setClockSpeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    speed: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listSimDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    createDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id: number;
+                    active_tariff?: 1 | 2;
+                    backfill_days?: number;
+                    backfill_period_s?: number;
+                    balance?: number;
+                    description?: string;
+                    device_id?: string;
+                    dg_tariff?: number;
+                    eb_tariff?: number;
+                    /** @description true: create only the device and its MQTT credentials; the meter runs elsewhere (bridge, real meter) */
+                    external?: boolean;
+                    /** @enum {string} */
+                    load_profile?: "constant" | "household";
+                    load_watts?: number;
+                    /** @enum {string} */
+                    mode?: "prepaid" | "postpaid" | "measurement" | "relay_off";
+                    /** @enum {string} */
+                    model?: "basic" | "full";
+                    name?: string;
+                    online?: boolean;
+                    seed?: number;
+                    space_id?: number | null;
+                    telemetry_period_s?: number;
+                    udf1?: string | null;
+                    udf2?: string | null;
+                    udf3?: string | null;
+                    udf4?: string | null;
+                    udf5?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getSimDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    pressDeviceButton: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    hold_seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setDeviceLoad: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    power_factor?: number;
+                    /** @enum {string} */
+                    profile?: "constant" | "household";
+                    watts: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setDeviceOnline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    online: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    rechargeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: number;
+                    transaction_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                device_id?: string;
+                /** @description at most this many events (default 100) */
+                limit?: number;
+                /** @description only events with a greater seq, oldest first */
+                since?: number;
+                /** @description comma-separated event types (meter.relay) or families (meter.*) */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                device_id?: string;
+                /** @description only events with a greater seq, oldest first */
+                since?: number;
+                /** @description comma-separated event types (meter.relay) or families (meter.*) */
+                type?: string;
+            };
+            header?: {
+                "last-event-id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream that stays open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getFleet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    checkLedger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    createSpace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id: number;
+                    description?: string;
+                    name: string;
+                    udf1?: string | null;
+                    udf2?: string | null;
+                    udf3?: string | null;
+                    udf4?: string | null;
+                    udf5?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+}
