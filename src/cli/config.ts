@@ -41,6 +41,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --journal-size N    events the in-memory journal keeps (GET /sim/v1/events) [10000]
                                                                             METERSTACK_JOURNAL_SIZE
   --strict-port       fail instead of taking the next free port             METERSTACK_STRICT_PORT=1
+  --no-events         benchmarks and diagnosis only: the event bus off (no event log lines, journal,
+                      stream or live console; bench/ingest.ts's baseline)   METERSTACK_NO_EVENTS=1
   -h, --help          this text
 `;
 
@@ -69,6 +71,7 @@ const OPTIONS = {
   'log-level': { type: 'string' },
   'journal-size': { type: 'string' },
   'no-demo': { type: 'boolean' },
+  'no-events': { type: 'boolean' },
   'strict-port': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -199,7 +202,10 @@ export function parseServeConfig(
       httpLimits,
       mqttLimits,
       // The ring is allocated whole; its byte bound (64 MiB) holds a few 100,000 ordinary events anyway.
-      events: { journalSize: limit('journal-size', DEFAULT_JOURNAL_SIZE, 1, 1_000_000) },
+      events: {
+        journalSize: limit('journal-size', DEFAULT_JOURNAL_SIZE, 1, 1_000_000),
+        enabled: !bool(values, env, 'no-events'),
+      },
     },
   };
 }
