@@ -18,6 +18,8 @@ export interface Serve {
   adminToken: string;
   /** What the child wrote to stdout and stderr (the last 256-512 KiB of it). */
   output(): string;
+  /** Calls `f` with each whole line the child writes from now on; returns the unsubscribe. */
+  onLine(f: (line: string) => void): () => void;
   /** Resident set size of the serve process, MiB (VmRSS). */
   rssMiB(): number;
   /** Peak resident set size, MiB (VmHWM). */
@@ -53,12 +55,20 @@ export async function startServe(
   // Both pipes are always read, so a child that logs a lot (JSON lines at info: its stdout is a pipe)
   // never blocks on a full pipe; only the last MAX_OUTPUT characters are kept.
   let out = '';
-  const keep = (d: string) => {
-    out += d;
-    if (out.length > 2 * MAX_OUTPUT) out = out.slice(-MAX_OUTPUT);
+  const lineListeners = new Set<(line: string) => void>();
+  const reader = () => {
+    let partial = '';
+    return (d: string) => {
+      out += d;
+      if (out.length > 2 * MAX_OUTPUT) out = out.slice(-MAX_OUTPUT);
+      if (lineListeners.size === 0) return;
+      const lines = (partial + d).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) for (const f of lineListeners) f(line);
+    };
   };
-  proc.stdout!.setEncoding('utf8').on('data', keep);
-  proc.stderr!.setEncoding('utf8').on('data', keep);
+  proc.stdout!.setEncoding('utf8').on('data', reader());
+  proc.stderr!.setEncoding('utf8').on('data', reader());
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 30_000;
   let http: RegExpExecArray | null = null;
@@ -82,6 +92,10 @@ export async function startServe(
     mqttUrl: mqtt[1]!,
     adminToken,
     output: () => out,
+    onLine(f) {
+      lineListeners.add(f);
+      return () => lineListeners.delete(f);
+    },
     rssMiB: () => status('VmRSS'),
     peakRssMiB: () => status('VmHWM'),
     cpuSeconds() {
