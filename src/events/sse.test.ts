@@ -6,7 +6,9 @@ import { Journal } from './journal.ts';
 import { EventStreams, type SseSink, sseFrame } from './sse.ts';
 
 /** A sink that keeps what it is given unsent until `read()` (a client reading), as a socket does. */
-function sink(destroyed = false): SseSink & { written: string[]; writableLength: number; destroyed: boolean; read(): void } {
+function sink(
+  destroyed = false,
+): SseSink & { written: string[]; writableLength: number; destroyed: boolean; read(): void } {
   const written: string[] = [];
   return {
     written,
