@@ -210,6 +210,25 @@ async function measureLatency(publishState: (relay: boolean) => Promise<unknown>
   }
 }
 
+/** What one read of GET /sim/v1/fleet (the console's poll) costs serve: wall and CPU ms, means of 5. */
+async function measureFleetRead(): Promise<{ wallMs: number; cpuMs: number; bytes: number }> {
+  let wall = 0;
+  let cpu = 0;
+  let bytes = 0;
+  for (let i = 0; i < 5; i++) {
+    const cpu0 = serve.cpuSeconds();
+    const t0 = performance.now();
+    const res = await fetch(`${serve.httpUrl}/sim/v1/fleet`, {
+      headers: { 'x-admin-token': serve.adminToken },
+    });
+    bytes = (await res.arrayBuffer()).byteLength;
+    wall += performance.now() - t0;
+    cpu += serve.cpuSeconds() - cpu0;
+    await sleep(500);
+  }
+  return { wallMs: wall / 5, cpuMs: (1000 * cpu) / 5, bytes };
+}
+
 interface CostWindow {
   mode: 'neither' | 'both';
   cpuS: number;
@@ -238,7 +257,10 @@ async function measureWindow(mode: CostWindow['mode']): Promise<CostWindow> {
   const ends0 = stream?.ends ?? 0;
   const cpu0 = serve.cpuSeconds();
   const t0 = performance.now();
+  const mono0 = process.hrtime.bigint() / 1000n; // µs, CLOCK_MONOTONIC: the clock of a .cpuprofile
   await sleep(WINDOW_S * 1000);
+  if (process.env.SERVE_CPU_PROF)
+    console.log(`  (${mode} window: monotonic µs ${mono0} to ${process.hrtime.bigint() / 1000n})`);
   const w: CostWindow = {
     mode,
     cpuS: serve.cpuSeconds() - cpu0,
@@ -278,6 +300,13 @@ try {
       `${lat.filter((x) => x === Number.POSITIVE_INFINITY).length} not on screen within 10 s ` +
       `(${p95 <= 1000 ? 'target met' : 'TARGET MISSED'}, p95 <= 1000 ms); ` +
       `stream clients dropped by serve so far ${streamDrops}; load ${load()}`,
+  );
+
+  const read = await measureFleetRead();
+  console.log(
+    `  one GET /sim/v1/fleet (${n(TOTAL)} rows, ${n(read.bytes / 1024)} KiB), the console's poll every ` +
+      `${n(Math.max(5000, TOTAL * 3) / 1000)} s with a live stream: ${read.wallMs.toFixed(0)} ms, ` +
+      `~${read.cpuMs.toFixed(0)} ms of serve CPU (means of 5; the fleet's own work included)`,
   );
 
   const windows: CostWindow[] = [];
