@@ -12,7 +12,7 @@
 //      (neither, both, neither, both, ...) to cancel drift; target median(both) / median(neither) <= 1.10.
 //
 // Run: npx tsx bench/console.ts [--meters 10000] [--period 10] [--window 60] [--rounds 3] [--settle 10]
-//                               [--renders 3] [--changes 60]
+//                               [--renders 3] [--changes 60] [--with console,stream]
 // Quick: npx tsx bench/console.ts --meters 1000 --window 15 --rounds 1 --renders 1 --changes 50
 // SERVE_CPU_PROF=dir profiles the serve child (node --cpu-prof), as in fleet.ts.
 
@@ -48,6 +48,7 @@ const { values: flags } = parseArgs({
     settle: { type: 'string', default: '10' },
     renders: { type: 'string', default: '3' },
     changes: { type: 'string', default: '60' },
+    with: { type: 'string', default: 'console,stream' },
   },
 });
 const METERS = Number(flags.meters);
@@ -57,6 +58,8 @@ const ROUNDS = Number(flags.rounds);
 const SETTLE_S = Number(flags.settle);
 const RENDERS = Number(flags.renders);
 const CHANGES = Number(flags.changes);
+/** What the `both` windows open: both by default; one alone tells which costs what. */
+const WITH = new Set(flags.with.split(','));
 const TOTAL = METERS + 1; // the fleet and the hand meter
 const HAND_ID = 'HAND-00000';
 
@@ -245,10 +248,8 @@ async function measureWindow(mode: CostWindow['mode']): Promise<CostWindow> {
   let page: OpenConsole | null = null;
   let stream: StreamReader | null = null;
   if (mode === 'both') {
-    [page, stream] = [
-      await openFleet(browser, serve.httpUrl, serve.adminToken, TOTAL),
-      readStream(serve.httpUrl, serve.adminToken),
-    ];
+    if (WITH.has('console')) page = await openFleet(browser, serve.httpUrl, serve.adminToken, TOTAL);
+    if (WITH.has('stream')) stream = readStream(serve.httpUrl, serve.adminToken);
   }
   await sleep(SETTLE_S * 1000);
   const bytes0 = stream?.bytes ?? 0;
@@ -328,7 +329,7 @@ try {
     median(windows.filter((w) => w.mode === mode).map((w) => w.cpuS / w.seconds));
   const ratio = cpuOf('both') / cpuOf('neither');
   console.log(
-    `  cost: serve CPU with a console and a stream reader / with neither = ${ratio.toFixed(3)}× ` +
+    `  cost: serve CPU with ${[...WITH].join(' + ')} / with neither = ${ratio.toFixed(3)}× ` +
       `(medians ${(100 * cpuOf('both')).toFixed(1)}% / ${(100 * cpuOf('neither')).toFixed(1)}% of a core; ` +
       `${ratio <= 1.1 ? 'target met' : 'TARGET MISSED'}, <= 1.10)`,
   );
