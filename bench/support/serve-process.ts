@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+const MAX_OUTPUT = 256 * 1024;
 
 export interface Serve {
   proc: ChildProcess;
@@ -15,7 +16,10 @@ export interface Serve {
   httpUrl: string;
   mqttUrl: string;
   adminToken: string;
+  /** What the child wrote to stdout and stderr (the last 256-512 KiB of it). */
   output(): string;
+  /** Calls `f` with each whole line the child writes from now on; returns the unsubscribe. */
+  onLine(f: (line: string) => void): () => void;
   /** Resident set size of the serve process, MiB (VmRSS). */
   rssMiB(): number;
   /** Peak resident set size, MiB (VmHWM). */
@@ -48,13 +52,23 @@ export async function startServe(
   const killOnExit = () => proc.kill('SIGKILL');
   process.once('exit', killOnExit);
   proc.once('exit', () => process.off('exit', killOnExit));
+  // Both pipes are always read, so a child that logs a lot (JSON lines at info: its stdout is a pipe)
+  // never blocks on a full pipe; only the last MAX_OUTPUT characters are kept.
   let out = '';
-  proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-  });
-  proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-  });
+  const lineListeners = new Set<(line: string) => void>();
+  const reader = () => {
+    let partial = '';
+    return (d: string) => {
+      out += d;
+      if (out.length > 2 * MAX_OUTPUT) out = out.slice(-MAX_OUTPUT);
+      if (lineListeners.size === 0) return;
+      const lines = (partial + d).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) for (const f of lineListeners) f(line);
+    };
+  };
+  proc.stdout!.setEncoding('utf8').on('data', reader());
+  proc.stderr!.setEncoding('utf8').on('data', reader());
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 30_000;
   let http: RegExpExecArray | null = null;
@@ -78,6 +92,10 @@ export async function startServe(
     mqttUrl: mqtt[1]!,
     adminToken,
     output: () => out,
+    onLine(f) {
+      lineListeners.add(f);
+      return () => lineListeners.delete(f);
+    },
     rssMiB: () => status('VmRSS'),
     peakRssMiB: () => status('VmHWM'),
     cpuSeconds() {

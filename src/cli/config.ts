@@ -33,6 +33,9 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --log-format F      pretty or json (default: pretty on a terminal, else json)
                                                                             METERSTACK_LOG_FORMAT
   --log-level L       debug, info, warn or error (default info)             METERSTACK_LOG_LEVEL
+  --journal-size N    events the in-memory journal keeps (GET /sim/v1/events) [10000]
+                                                                            METERSTACK_JOURNAL_SIZE
+  --strict-port       fail instead of taking the next free port             METERSTACK_STRICT_PORT=1
 
   limits (issue 8; defaults in brackets, each also METERSTACK_<FLAG> like the ones above):
   --http-headers-timeout-ms N     408 and close a client whose request head is not in by then [10000]
@@ -42,9 +45,9 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --mqtt-max-connections N        open MQTT connections; at the cap the oldest not logged in goes [20000]
   --mqtt-connect-rate N           new MQTT connections per second [2000]
   --mqtt-max-packet-bytes N       largest MQTT packet (remaining length), MC-10.1 [263168]
-  --journal-size N    events the in-memory journal keeps (GET /sim/v1/events) [10000]
-                                                                            METERSTACK_JOURNAL_SIZE
-  --strict-port       fail instead of taking the next free port             METERSTACK_STRICT_PORT=1
+
+  --no-events         benchmarks and diagnosis only: the event bus off (no event log lines, journal,
+                      stream or live console; bench/ingest.ts's baseline)   METERSTACK_NO_EVENTS=1
   -h, --help          this text
 `;
 
@@ -74,6 +77,7 @@ const OPTIONS = {
   'log-level': { type: 'string' },
   'journal-size': { type: 'string' },
   'no-demo': { type: 'boolean' },
+  'no-events': { type: 'boolean' },
   'strict-port': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -216,7 +220,10 @@ export function parseServeConfig(
       mqttLimits,
       cors: corsOrigins(pick(values, env, 'cors')),
       // The ring is allocated whole; its byte bound (64 MiB) holds a few 100,000 ordinary events anyway.
-      events: { journalSize: limit('journal-size', DEFAULT_JOURNAL_SIZE, 1, 1_000_000) },
+      events: {
+        journalSize: limit('journal-size', DEFAULT_JOURNAL_SIZE, 1, 1_000_000),
+        enabled: !bool(values, env, 'no-events'),
+      },
     },
   };
 }

@@ -5,15 +5,27 @@ import { EventBus } from './bus.ts';
 import { Journal } from './journal.ts';
 import { EventStreams, type SseSink, sseFrame } from './sse.ts';
 
-function sink(destroyed = false): SseSink & { written: string[] } {
+/** A sink that keeps what it is given unsent until `read()` (a client reading), as a socket does. */
+function sink(
+  destroyed = false,
+): SseSink & { written: string[]; writableLength: number; destroyed: boolean; read(): void } {
   const written: string[] = [];
   return {
     written,
     destroyed,
     writableLength: 0,
-    write: (chunk: string) => written.push(chunk) > 0,
+    write(chunk: string) {
+      written.push(chunk);
+      this.writableLength += chunk.length;
+      return true;
+    },
+    read() {
+      this.writableLength = 0;
+    },
     end: () => {},
-    destroy: () => {},
+    destroy() {
+      this.destroyed = true;
+    },
     once: () => undefined,
   };
 }
@@ -38,6 +50,28 @@ describe('EventStreams', () => {
     expect(sseFrame(e)).toBe(
       `id: ${e.seq}\nevent: log\ndata: {"seq":1,"type":"log","vt":5,"wt":6,"data":{"level":"info","msg":"two\\nlines"}}\n\n`,
     );
+    streams.close();
+  });
+
+  it('sends a frame larger than the bound to a client that reads, and drops one that left the bound unread', () => {
+    const bus = new EventBus({ now: () => 0 });
+    const streams = new EventStreams({ bus, journal: new Journal(), maxBufferBytes: 1000 });
+    const reading = sink();
+    const stuck = sink();
+    streams.open(reading, {});
+    streams.open(stuck, {});
+    // A telemetry summary of 10,000 meters is ~1.3 MB against the 1 MiB default: here 3 KB against 1 KB.
+    const big = bus.emit('log', { level: 'info', msg: 'x'.repeat(3000) })!;
+    expect(reading.written).toEqual([sseFrame(big)]);
+    expect(stuck.written).toEqual([sseFrame(big)]);
+    expect(streams.stats.dropped).toBe(0);
+    // The reader takes it all; the other leaves it unread: at the next frame it is dropped, not written to.
+    reading.read();
+    const next = bus.emit('log', { level: 'info', msg: 'next' })!;
+    expect(reading.written.at(-1)).toBe(sseFrame(next));
+    expect(stuck.written).toHaveLength(1);
+    expect(stuck.destroyed).toBe(true);
+    expect(streams.stats).toMatchObject({ open: 1, dropped: 1 });
     streams.close();
   });
 });

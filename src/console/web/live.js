@@ -48,8 +48,16 @@ export function changed() {
 
 let fleetInFlight = null;
 
+/**
+ * device_id -> seq of the newest state event (not telemetry) applied to its row. A fleet read asked
+ * for before it is older than the row: taking it would undo the change on screen until the next read,
+ * 30 s later with 10,000 meters, whose read takes long enough for this to happen.
+ */
+const stateSeq = new Map();
+
 /** Re-reads every row; concurrent calls share one request. */
 export function refreshFleet() {
+  const asked = lastSeq ?? 0;
   fleetInFlight ??= sim('GET', '/fleet').then((r) => {
     fleetInFlight = null;
     if (!r.ok) return r;
@@ -58,6 +66,7 @@ export function refreshFleet() {
     for (const row of r.data.devices) {
       seen.add(row.device_id);
       const old = live.rows.get(row.device_id);
+      if (old && (stateSeq.get(row.device_id) ?? 0) > asked) continue; // the stream told newer
       live.rows.set(row.device_id, old ? Object.assign(old, row) : row);
     }
     let membership = seen.size !== live.rows.size;
@@ -137,6 +146,7 @@ function take(e) {
   if (lastSeq !== null && e.seq <= lastSeq) return;
   lastSeq = e.seq;
   if (e.type.startsWith('meter.') || e.type === 'telemetry.summary') live.meterEvents = true;
+  if (e.device_id && e.type !== 'telemetry.summary') stateSeq.set(e.device_id, e.seq);
   applyEvent(e);
   live.events.push(e);
   if (live.events.length > MAX_EVENTS) live.events.splice(0, live.events.length - MAX_EVENTS);
@@ -217,7 +227,10 @@ const sleep = (ms, signal) =>
 async function checkSeqs() {
   if (lastSeq === null) return;
   const head = await sim('GET', '/events?limit=1');
-  if (head.ok && head.data.next_since < lastSeq) lastSeq = 0;
+  if (head.ok && head.data.next_since < lastSeq) {
+    lastSeq = 0;
+    stateSeq.clear(); // seqs of the service that was: none is newer than a read of this one
+  }
 }
 
 /** Runs until `signal` aborts: stream if possible, else journal polling, retrying either. */
