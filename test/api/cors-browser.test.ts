@@ -6,8 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from '../console/browser.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeBrowser, launchBrowser, type TestBrowser } from '../console/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { meterView, type Tenant, tenant } from '../helpers/v2.ts';
 
@@ -89,7 +89,7 @@ afterAll(async () => {
   await new Promise((resolve) => appServer?.close(resolve));
 });
 
-describe('a browser app on another origin', () => {
+describeBrowser('a browser app on another origin', () => {
   it('reads a device, switches its relay and reads RateLimit-Remaining (localhost allowed by default)', async () => {
     const { t, a } = await service();
     const before = await meterView(t.sim, a.deviceId);

@@ -2,9 +2,21 @@
 // playwright-core, headless. playwright's launch() gives each browser a fresh temporary profile
 // directory of its own and removes it on close (it refuses a --user-data-dir argument).
 
+import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { describe } from 'vitest';
 
 export const CHROMIUM = process.env.METERSTACK_CHROMIUM ?? '/usr/bin/chromium';
+
+/**
+ * `describe` for a suite that needs Chromium: on a machine without it the suite is skipped with a
+ * line saying what to install, except in CI (`CI=true`), where a missing browser is a failure.
+ */
+export function describeBrowser(name: string, body: () => void): void {
+  const missing = !existsSync(CHROMIUM) && process.env.CI !== 'true';
+  if (missing) console.warn(`skipping "${name}": no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+  describe.skipIf(missing)(name, body);
+}
 
 export interface TestBrowser {
   browser: Browser;

@@ -2,10 +2,10 @@
 // through, each outcome checked through the public APIs too (issue 9 §4).
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestService, type TestService, tempDir } from '../helpers/service.ts';
 import { openSse } from '../helpers/sse.ts';
-import { launchBrowser, type TestBrowser } from './browser.ts';
+import { describeBrowser, launchBrowser, type TestBrowser } from './browser.ts';
 
 const API_KEY = 'msk_test';
 let tmp: ReturnType<typeof tempDir>;
@@ -38,7 +38,7 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-describe('the web console', () => {
+describeBrowser('the web console', () => {
   it('serves the page and its modules from this server only (no CDN)', async () => {
     const external: string[] = [];
     page.on('request', (r) => {

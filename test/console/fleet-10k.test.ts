@@ -7,9 +7,9 @@
 // figure, where the point is that it comes at all.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestService, type TestService } from '../helpers/service.ts';
-import { launchBrowser, type TestBrowser } from './browser.ts';
+import { describeBrowser, launchBrowser, type TestBrowser } from './browser.ts';
 
 const N = 10_000;
 let service: TestService;
@@ -37,7 +37,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-describe('the fleet with 10,000 meters', () => {
+describeBrowser('the fleet with 10,000 meters', () => {
   it('GET /sim/v1/fleet answers every row', async () => {
     const t0 = performance.now();
     const res = await service.sim<{ devices: { device_id: string; space_id: number | null }[] }>(

@@ -5,9 +5,9 @@
 // until after the event, so the race happens every time.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ok, provision, startTestService, type TestService } from '../helpers/service.ts';
-import { launchBrowser, openConsole, type TestBrowser } from './browser.ts';
+import { describeBrowser, launchBrowser, openConsole, type TestBrowser } from './browser.ts';
 
 let service: TestService;
 let browser: TestBrowser;
@@ -33,7 +33,7 @@ const relay = (commanded: boolean, effective: boolean) => ({
   was: { commanded: !commanded, effective: !effective },
 });
 
-describe('the fleet view and a fleet read older than the stream', () => {
+describeBrowser('the fleet view and a fleet read older than the stream', () => {
   it('keeps a relay change that came on the stream while an older read was under way', async () => {
     const cell = page.locator(`[data-device="${deviceId}"] [data-relay]`);
     service.svc.bus.emit('meter.relay', relay(false, false), { deviceId });

@@ -2,12 +2,12 @@
 // device whose command lines name real flags and whose credentials the broker accepts.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TestClients } from '../../src/broker/test-helpers.ts';
 import { BRIDGE_HELP } from '../../src/cli/bridge.ts';
 import { METER_HELP } from '../../src/cli/meter.ts';
 import { ADMIN_TOKEN, startTestService, type TestService } from '../helpers/service.ts';
-import { launchBrowser, type TestBrowser } from './browser.ts';
+import { describeBrowser, launchBrowser, type TestBrowser } from './browser.ts';
 
 let service: TestService;
 let browser: TestBrowser;
@@ -29,7 +29,7 @@ afterAll(async () => {
 /** The flags (`--name`) a command line uses. */
 const flagsOf = (line: string) => [...line.matchAll(/\s(--[a-z-]+)/g)].map((m) => m[1]!);
 
-describe('provisioning from the console', () => {
+describeBrowser('provisioning from the console', () => {
   it('creates an account, a space and an external device with command lines ready to copy', async () => {
     await page.goto(service.svc.httpUrl);
     await page.getByLabel('admin token').fill(ADMIN_TOKEN);
