@@ -4,6 +4,17 @@ import { html } from 'htm/preact';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 
+// uPlot's axis and legend templates are US-style (11/23/26, 6pm); the console speaks IST as India
+// writes it: 23 Nov, 18:00.
+const DATE_STYLE = [
+  [/\{M\}\/\{D\}\/\{YY\}/g, '{D} {MMM} {YYYY}'],
+  [/\{M\}\/\{D\}/g, '{D} {MMM}'],
+  [/\{h\}:\{mm\}:\{ss\}\{aa\}/g, '{HH}:{mm}:{ss}'],
+  [/\{h\}:\{mm\}\{aa\}/g, '{HH}:{mm}'],
+  [/\{h\}\{aa\}/g, '{HH}:00'],
+];
+const fmtDate = (tpl) => uPlot.fmtDate(DATE_STYLE.reduce((t, [re, to]) => t.replace(re, to), tpl));
+
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
 /** `xs` ms since epoch, `ys` numbers; `label` names the series and its unit. */
@@ -19,6 +30,7 @@ export function TimeChart({ xs, ys, label, height = 180, stepped = false }) {
         width: el.clientWidth || 600,
         height,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Asia/Kolkata'),
+        fmtDate,
         legend: { show: true },
         scales: { x: { time: true } },
         axes: [axis, { ...axis, size: 60 }],
