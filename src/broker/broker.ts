@@ -3,6 +3,7 @@
 import { createServer, type Socket } from 'node:net';
 import { Aedes, type Client } from 'aedes';
 import { type EventBus, silentBus } from '../events/bus.ts';
+import type { Log } from '../log/types.ts';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { Principal } from './access.ts';
 import { type BrokerLimits, checkBrokerLimits, createAdmission, DEFAULT_BROKER_LIMITS } from './admission.ts';
@@ -10,11 +11,7 @@ import { createGuard } from './guard.ts';
 import { RefusalLog, type RefusalReport } from './refusal-log.ts';
 import { indexedMemoryPersistence } from './retained-index.ts';
 
-/**
- * A log line. `meta.event`: the same fact also goes onto the event bus as its own typed event (a
- * refusal), so the line must not be emitted a second time as a `log` event.
- */
-export type Log = (level: 'info' | 'warn' | 'error', msg: string, meta?: { event?: boolean }) => void;
+export type { Log };
 
 /** Maps CONNECT credentials to a principal; null refuses them. */
 export type Authenticate = (

@@ -4,11 +4,7 @@ import type { MeterCommand } from '../../simulator/meter/types.ts';
 /** [LEDGER-2] What twins may send: every op but `recharge` (credits go through World.recharge, ledger first). */
 export type TwinCommand = Exclude<MeterCommand, { op: 'recharge' }>;
 
-/**
- * A log line. `meta.event`: the same fact also goes onto the event bus as its own typed event (a
- * refusal), so the line must not be emitted a second time as a `log` event.
- */
-export type Log = (level: 'info' | 'warn' | 'error', msg: string, meta?: { event?: boolean }) => void;
+export type { Log } from '../log/types.ts';
 
 /** What the service knows of one meter, mirrored from its MQTT topics. */
 export interface Twin {

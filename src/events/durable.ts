@@ -4,13 +4,13 @@
 // deletes the oldest beyond the bound in batches (spec-decisions 57). The read side is the journal's
 // DurableSource: it flushes first, so what was emitted is what is read.
 
+import type { Log } from '../log/types.ts';
 import type { Store, StoredEvent } from '../store/types.ts';
 import type { EventBus } from './bus.ts';
 import type { EventFilter } from './filter.ts';
 import type { DurableSource } from './read.ts';
 import { DURABLE_TYPES, type MeterEvent } from './schemas.ts';
 
-type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 export type DurableStore = Pick<Store, 'appendEvents' | 'readEvents' | 'eventStats' | 'deleteOldestEvents'>;
 
 export interface DurableEventsOptions {

@@ -5,6 +5,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Log } from '../log/types.ts';
 
 export interface HttpLimits {
   /** A client that has not sent a whole request head by then gets 408 and is closed. */
@@ -23,8 +24,6 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1024,
 };
-
-type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
 export function checkHttpLimits(l: HttpLimits): HttpLimits {
   for (const [name, v] of Object.entries(l)) {

@@ -4,11 +4,7 @@
 import type { LoadProfile, MeterModel, Mode, TariffSlot } from '../../simulator/meter/types.ts';
 import type { Udfs } from '../store/types.ts';
 
-/**
- * A log line. `meta.event`: the same fact also goes onto the event bus as its own typed event (a
- * refusal), so the line must not be emitted a second time as a `log` event.
- */
-export type Log = (level: 'info' | 'warn' | 'error', msg: string, meta?: { event?: boolean }) => void;
+export type { Log } from '../log/types.ts';
 
 /** Per virtual meter: its MQTT secret, the highest ledger seq its state includes, its device pk. */
 export interface MeterMeta {
