@@ -26,8 +26,6 @@ import { encode } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { VirtualClock } from '../simulator/clock.ts';
 import { Fleet } from '../simulator/fleet.ts';
-import { createMeter } from '../simulator/meter/index.ts';
-import { VirtualMeter } from '../simulator/virtual-meter.ts';
 import { connectMqtt } from '../src/mqtt/connect.ts';
 import {
   launchBrowser,
@@ -37,6 +35,7 @@ import {
   type StreamReader,
   watchRelay,
 } from './support/console-page.ts';
+import { meterFor, provisionExternal } from './support/external-fleet.ts';
 import { pool, startServe } from './support/serve-process.ts';
 
 const { values: flags } = parseArgs({
@@ -99,36 +98,8 @@ let hand = null as MqttClient | null; // `as`: set in startHand, which TS's flow
 /** The fleet: provisioned through /sim/v1, connected and publishing. */
 async function startFleet(account_id: number): Promise<void> {
   const t0 = performance.now();
-  const devices = await pool(
-    Array.from({ length: METERS }, (_, i) => i),
-    16,
-    (i) =>
-      serve.sim<{ device_id: string; mqtt: { password: string } }>('POST', '/devices', {
-        account_id,
-        external: true,
-        model: i % 2 === 0 ? 'basic' : 'full',
-        device_id: `CON-${String(i).padStart(5, '0')}`,
-      }),
-  );
-  const meters = devices.map(
-    (d, i) =>
-      new VirtualMeter({
-        state: createMeter(
-          {
-            deviceId: d.device_id,
-            model: i % 2 === 0 ? 'basic' : 'full',
-            mode: 'postpaid',
-            load: { kind: 'household', seed: i + 1, peakWatts: 2000 },
-            telemetryPeriodMs: PERIOD_MS,
-          },
-          clock.now(),
-        ),
-        now: () => clock.now(),
-        mqttUrl: serve.mqttUrl,
-        password: d.mqtt.password,
-        log,
-      }),
-  );
+  const devices = await provisionExternal(serve, account_id, METERS, 'CON');
+  const meters = meterFor(devices, { clock, mqttUrl: serve.mqttUrl, periodMs: PERIOD_MS, log });
   await pool(meters, 200, (m) => fleet.add(m));
   fleet.start();
   const connected = meters.filter((m) => m.connected).length;

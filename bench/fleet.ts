@@ -14,9 +14,8 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { VirtualClock } from '../simulator/clock.ts';
 import { Fleet } from '../simulator/fleet.ts';
-import { createMeter } from '../simulator/meter/index.ts';
-import { VirtualMeter } from '../simulator/virtual-meter.ts';
 import { connectMqtt } from '../src/mqtt/connect.ts';
+import { meterFor, provisionExternal } from './support/external-fleet.ts';
 import { pool, startServe } from './support/serve-process.ts';
 
 const METERS = Number(process.argv[2] ?? 10_000);
@@ -55,17 +54,7 @@ try {
   );
   const { account_id } = await serve.sim<{ account_id: number }>('POST', '/accounts', { name: 'fleet' });
   const tProvision = performance.now();
-  const devices = await pool(
-    Array.from({ length: METERS }, (_, i) => i),
-    16,
-    (i) =>
-      serve.sim<{ device_id: string; mqtt: { password: string } }>('POST', '/devices', {
-        account_id,
-        external: true,
-        model: i % 2 === 0 ? 'basic' : 'full',
-        device_id: `FLT-${String(i).padStart(5, '0')}`,
-      }),
-  );
+  const devices = await provisionExternal(serve, account_id, METERS, 'FLT');
   console.log(
     `  provisioned ${devices.length.toLocaleString('en')} devices via /sim/v1 in ${secs(performance.now() - tProvision)}`,
   );
@@ -86,25 +75,7 @@ try {
   });
   await watcher.subscribeAsync('meterstack/v1/+/availability', { qos: 1 });
 
-  const meters = devices.map(
-    (d, i) =>
-      new VirtualMeter({
-        state: createMeter(
-          {
-            deviceId: d.device_id,
-            model: i % 2 === 0 ? 'basic' : 'full',
-            mode: 'postpaid',
-            load: { kind: 'household', seed: i + 1, peakWatts: 2000 },
-            telemetryPeriodMs: PERIOD_MS,
-          },
-          clock.now(),
-        ),
-        now: () => clock.now(),
-        mqttUrl: serve.mqttUrl,
-        password: d.mqtt.password,
-        log,
-      }),
-  );
+  const meters = meterFor(devices, { clock, mqttUrl: serve.mqttUrl, periodMs: PERIOD_MS, log });
   // Samples are due from each meter's first period boundary after it was made.
   const firstSampleTs = new Map(meters.map((m) => [m.id, m.state.nextTelemetryTs]));
   const connectCpu0 = serve.cpuSeconds();
