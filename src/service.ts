@@ -4,7 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
+import { connectExternalBroker } from './broker/external.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
+import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
 import { EventBus } from './events/bus.ts';
 import { DurableEvents } from './events/durable.ts';
 import { SeqReserve } from './events/seq-reserve.ts';
@@ -25,6 +27,11 @@ export interface ServiceConfig {
   host: string;
   httpPort: number;
   mqttPort: number;
+  /**
+   * An external broker, `mqtt://user:password@host:port` with the service's own login on it, instead of
+   * the embedded aedes (issue 11; docs/scale.md). Default: the embedded broker on `mqttPort`.
+   */
+  broker?: string;
   /** File path, ':memory:' or a store URL. */
   db: string;
   /** Create the database file's directory (one level) if missing; else it must exist. Default false. */
@@ -86,7 +93,10 @@ export interface RunningService {
   /** The journal and the live streams of the bus. */
   events: EventViews;
   store: Store;
-  broker: Broker;
+  /** The embedded aedes broker; null with an external one (`config.broker`). */
+  broker: Broker | null;
+  /** The broker the meters and twins use, embedded or external. */
+  meterBroker: ServiceBroker;
   http: FastifyInstance;
   service: { username: string; password: string };
   close(): Promise<void>;
@@ -200,36 +210,45 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
   const caps = connectionCaps(config, log);
-  const broker = await startBroker({
-    host: config.host,
-    port: config.mqttPort,
-    strictPort: config.strictPort,
-    log,
-    bus,
-    limits: { ...config.mqttLimits, maxConnections: caps.mqtt },
-    authenticate: async (username, password) => {
-      if (username === service.username) return password === service.password ? { kind: 'service' } : null;
-      // Whoever holds the admin token may watch the broker, e.g. with mosquitto_sub, but not command a
-      // meter: commands (money among them) come only from the service, through the ledger [MC-2.6].
-      if (username === ADMIN_MQTT_USERNAME) return password === config.adminToken ? { kind: 'admin' } : null;
-      const hash = await store.mqttSecretHash(username);
-      return hash && secretMatches(password, hash) ? { kind: 'meter', deviceId: username } : null;
-    },
-  });
-  started.push(() => broker.close());
+  const meterBroker = config.broker
+    ? await connectExternalBroker({ url: config.broker, log })
+    : embeddedServiceBroker(
+        await startBroker({
+          host: config.host,
+          port: config.mqttPort,
+          strictPort: config.strictPort,
+          log,
+          bus,
+          limits: { ...config.mqttLimits, maxConnections: caps.mqtt },
+          authenticate: async (username, password) => {
+            if (username === service.username)
+              return password === service.password ? { kind: 'service' } : null;
+            // Whoever holds the admin token may watch the broker, e.g. with mosquitto_sub, but not command
+            // a meter: commands (money among them) come only from the service, through the ledger [MC-2.6].
+            if (username === ADMIN_MQTT_USERNAME)
+              return password === config.adminToken ? { kind: 'admin' } : null;
+            const hash = await store.mqttSecretHash(username);
+            return hash && secretMatches(password, hash) ? { kind: 'meter', deviceId: username } : null;
+          },
+        }),
+        service,
+      );
+  started.push(() => meterBroker.close());
+  const broker = meterBroker.embedded;
 
   const world = await World.open({
     store,
     clock,
-    mqttUrl: broker.url,
-    service,
+    mqttUrl: meterBroker.url,
+    service: meterBroker.service,
+    meterLogins: meterBroker,
     commandTimeoutMs: config.commandTimeoutMs,
     log,
     bus,
   });
   started.push(() => world.close());
   // A meter whose keep-alive ran out goes offline by its will, which alone would read as a dropped socket.
-  broker.onMeterLinkTimeout((deviceId) => world.twins.expectOffline(deviceId, 'link_timeout'));
+  meterBroker.onMeterLinkTimeout((deviceId) => world.twins.expectOffline(deviceId, 'link_timeout'));
   if (config.demo) await seedDemoWorld(world, config.apiKey);
 
   const http = await buildHttpApp({
@@ -251,12 +270,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   });
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const httpUrl = `http://${host}:${port}`;
-  await lease.describe({ httpUrl, mqttUrl: broker.url });
+  await lease.describe({ httpUrl, mqttUrl: meterBroker.url });
 
   let closing: Promise<void> | null = null;
   running = {
     httpUrl,
-    mqttUrl: broker.url,
+    mqttUrl: meterBroker.url,
     adminToken: config.adminToken,
     apiKey: config.apiKey,
     world,
@@ -264,14 +283,15 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     events,
     store,
     broker,
+    meterBroker,
     http,
-    service,
+    service: meterBroker.service,
     close() {
       closing ??= (async () => {
         await http.close();
         events.close();
         await world.close();
-        await broker.close();
+        await meterBroker.close();
         await durable.close();
         await lease.release();
         await store.close();

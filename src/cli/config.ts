@@ -3,6 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { parseBrokerUrl } from '../broker/external.ts';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
 import { DEFAULT_JOURNAL_SIZE } from '../events/journal.ts';
 import { type CorsOrigins, corsPolicy, parseCorsFlag } from '../http/cors-policy.ts';
@@ -16,6 +17,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --http-port N       HTTP port (default 8080; the next free one if taken)   METERSTACK_HTTP_PORT
   --mqtt-port N       MQTT port of the embedded broker (default 1883; the next free one if taken)
                                                                             METERSTACK_MQTT_PORT
+  --broker URL        an external MQTT broker instead of the embedded one,     METERSTACK_BROKER
+                      mqtt://user:password@host:port with the service's login (docs/scale.md)
   --host H            address to listen on (default 127.0.0.1)              METERSTACK_HOST
   --db PATH           SQLite file or :memory: (default ./data/meterstack.db) METERSTACK_DB
                       its directory must exist (only the default ./data is created)
@@ -59,6 +62,7 @@ const OPTIONS = {
   'http-port': { type: 'string' },
   'mqtt-port': { type: 'string' },
   host: { type: 'string' },
+  broker: { type: 'string' },
   db: { type: 'string' },
   'admin-token': { type: 'string' },
   'api-key': { type: 'string' },
@@ -128,6 +132,16 @@ function corsOrigins(raw: string | undefined): CorsOrigins | undefined {
   } catch (err) {
     throw new ConfigError(`--cors (METERSTACK_CORS): ${(err as Error).message}`);
   }
+}
+
+function brokerUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    parseBrokerUrl(raw);
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message} (METERSTACK_BROKER)`);
+  }
+  return raw;
 }
 
 /** How `serve` logs (src/log): the format and the lowest level written. */
@@ -206,6 +220,7 @@ export function parseServeConfig(
       host: pick(values, env, 'host') ?? '127.0.0.1',
       httpPort: int(pick(values, env, 'http-port'), 'http-port', 8080, 0, 65535),
       mqttPort: int(pick(values, env, 'mqtt-port'), 'mqtt-port', 1883, 0, 65535),
+      broker: brokerUrl(pick(values, env, 'broker')),
       db,
       // Only the default's ./data is created; a --db in a missing directory is an error naming it.
       createDbDir: db === DEFAULT_DB,

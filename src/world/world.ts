@@ -6,6 +6,7 @@ import { Fleet } from '../../simulator/fleet.ts';
 import { reportedBalance } from '../../simulator/meter/index.ts';
 import type { MeterState } from '../../simulator/meter/types.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
+import type { ServiceBroker } from '../broker/service-broker.ts';
 import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
@@ -26,6 +27,11 @@ export interface WorldOptions {
   clock: VirtualClock;
   mqttUrl: string;
   service: { username: string; password: string };
+  /**
+   * Where a meter's MQTT login is made on brokers that keep logins themselves (Mosquitto's dynamic
+   * security); default: nowhere (the embedded broker checks the store).
+   */
+  meterLogins?: Pick<ServiceBroker, 'addMeter' | 'removeMeter'>;
   commandTimeoutMs?: number;
   snapshotIntervalMs?: number;
   fleetTickMs?: number;
@@ -194,6 +200,7 @@ export class World {
     );
     this.#pks.set(deviceId, device.pk);
     this.#accounts.set(deviceId, device.accountId);
+    await this.#opts.meterLogins?.addMeter(deviceId, secret);
     if (input.external) return { device, secret, meter: null };
     const plan = newMeterPlan(input, deviceId, now);
     const state = plan.live(

@@ -35,7 +35,7 @@ describe('a virtual meter provisioned through /sim/v1', () => {
     expect(t.svc.world.twins.get(device_id)?.online).toBe(true);
     const view = ok(await t.sim<{ online: boolean; connected: boolean }>('GET', `/devices/${device_id}`));
     expect(view).toMatchObject({ online: true, connected: true });
-    expect(t.svc.broker.connectedClients()).toBeGreaterThanOrEqual(2); // the meter and the service
+    expect(t.svc.broker!.connectedClients()).toBeGreaterThanOrEqual(2); // the meter and the service
   });
 
   it('leaves retained info, state and availability that a fresh admin client reads [MC-4.1, MC-5.1, MC-6.3]', async () => {

@@ -48,7 +48,7 @@ let subscribers = 0;
 function mosquittoSub(args: string[]) {
   const { hostname, port } = new URL(t.svc.mqttUrl);
   const clientId = `mosquitto-sub-test-${process.pid}-${++subscribers}`;
-  const aedes = t.svc.broker.aedes;
+  const aedes = t.svc.broker!.aedes;
   const subscribed = new Promise<void>((resolve) => {
     const onSubscribe = (_subs: unknown, client: { id: string } | null) => {
       if (client?.id !== clientId) return;

@@ -1,0 +1,50 @@
+// What the service needs of a broker, whichever runs it: the embedded aedes (broker.ts) or an
+// external one (external.ts: Mosquitto, RabbitMQ, ...). The world and the twins see only this.
+
+import type { Broker } from './broker.ts';
+
+export type BrokerKind = 'embedded' | 'external';
+
+/** A login on a broker. */
+export interface BrokerLogin {
+  username: string;
+  password: string;
+}
+
+export interface ServiceBroker {
+  kind: BrokerKind;
+  /** Where meters and the service connect: mqtt://host:port, never with credentials in it. */
+  url: string;
+  /** The service's own login on it: the twins subscribe and command with it. */
+  service: BrokerLogin;
+  /**
+   * Gives a meter its login and a topic ACL limited to its own `meterstack/v1/{id}/…`, where the broker
+   * keeps logins itself (Mosquitto's dynamic security); resolves once the broker took it. The embedded
+   * broker checks logins against the store, so there it does nothing.
+   */
+  addMeter(deviceId: string, secret: string): Promise<void>;
+  /** Takes a meter's login and ACL away again. */
+  removeMeter(deviceId: string): Promise<void>;
+  /**
+   * Calls `listener` with the device id of every meter whose keep-alive ran out, where the broker tells
+   * (the embedded one); an external broker fires the will without saying why.
+   */
+  onMeterLinkTimeout(listener: (deviceId: string) => void): () => void;
+  /** The embedded aedes broker, when it is that one. */
+  embedded: Broker | null;
+  close(): Promise<void>;
+}
+
+/** The embedded broker as a ServiceBroker: logins are the store's business (service.ts authenticate). */
+export function embeddedServiceBroker(broker: Broker, service: BrokerLogin): ServiceBroker {
+  return {
+    kind: 'embedded',
+    url: broker.url,
+    service,
+    addMeter: async () => {},
+    removeMeter: async () => {},
+    onMeterLinkTimeout: (listener) => broker.onMeterLinkTimeout(listener),
+    embedded: broker,
+    close: () => broker.close(),
+  };
+}
