@@ -245,6 +245,8 @@ export interface Store {
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;
 
+  /** Who holds the world owner lease now, if anyone (whatever its heartbeat's age). */
+  getWorldOwner(): Promise<WorldOwner | null>;
   /** Takes the world owner lease, atomically, unless a live holder has it (decided by ownerClaimDecision). */
   claimWorldOwner(claim: OwnerClaim): Promise<OwnerClaimResult>;
   /** Renews the heartbeat; false when `token` no longer holds the lease (it was taken over). */

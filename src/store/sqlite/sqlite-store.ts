@@ -23,6 +23,7 @@ import type {
   Store,
   StoredEvent,
   StoredEventQuery,
+  WorldOwner,
 } from '../types.ts';
 import { Accounts } from './accounts.ts';
 import { Devices, Spaces } from './devices.ts';
@@ -231,6 +232,9 @@ export class SqliteStore implements Store {
     this.#settings.set(key, value);
   }
 
+  async getWorldOwner(): Promise<WorldOwner | null> {
+    return this.#owner.current();
+  }
   async claimWorldOwner(claim: OwnerClaim): Promise<OwnerClaimResult> {
     return this.#owner.claim(claim);
   }

@@ -37,22 +37,27 @@ export class WorldOwnerRow {
     );
     this.#release = db.prepare('DELETE FROM world_owner WHERE id = 1 AND token = ?');
     this.#claim = db.transaction((claim) => {
-      const row = this.#get.get();
-      const current: WorldOwner | null = row
-        ? {
-            pid: row.pid,
-            host: row.host,
-            since: row.since,
-            heartbeatAt: row.heartbeat_at,
-            httpUrl: row.http_url,
-            mqttUrl: row.mqtt_url,
-          }
-        : null;
+      const current = this.current();
       const decision = ownerClaimDecision(current, claim);
       if (!decision.take) return { ok: false, holder: current! };
       this.#put.run(claim.token, claim.pid, claim.host, claim.now, claim.now);
       return { ok: true, replaced: decision.replaced };
     });
+  }
+
+  /** The holder, if any: API-only instances find the world's HTTP and MQTT URLs here (issue 11). */
+  current(): WorldOwner | null {
+    const row = this.#get.get();
+    return row
+      ? {
+          pid: row.pid,
+          host: row.host,
+          since: row.since,
+          heartbeatAt: row.heartbeat_at,
+          httpUrl: row.http_url,
+          mqttUrl: row.mqtt_url,
+        }
+      : null;
   }
 
   claim(claim: OwnerClaim): OwnerClaimResult {
