@@ -1,0 +1,98 @@
+// Debian's Mosquitto as a bench peer and external broker: our own instance on a free port with a
+// generated config (never the machine's 1883), its CPU time read from /proc.
+
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface BenchMosquitto {
+  url: string;
+  version: string;
+  /** Whether meterstack manages meters' logins on it (dynamic security). */
+  managed: boolean;
+  /** The service's login, and `serve`'s flags to use this broker. */
+  serviceLogin: { username: string; password: string };
+  serveArgs: string[];
+  /** Logins for meters where the broker does not check them (plain). */
+  meterLogins(ids: string[]): Promise<{ deviceId: string; username: string; password: string }[]>;
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A plain Mosquitto: anonymous logins, queues large enough that a slow subscriber loses nothing. */
+export async function startBenchMosquitto(): Promise<BenchMosquitto> {
+  const dir = mkdtempSync(join(tmpdir(), 'meterstack-bench-mosquitto-'));
+  const port = await freePort();
+  const conf = join(dir, 'mosquitto.conf');
+  writeFileSync(
+    conf,
+    [
+      `listener ${port} 127.0.0.1`,
+      'allow_anonymous true',
+      // Mosquitto's defaults drop QoS 1 messages past 1,000 queued for one client: a subscriber that
+      // falls behind for a moment would lose readings (docs/scale.md).
+      'max_queued_messages 1000000',
+      'max_inflight_messages 0',
+      'persistence false',
+      '',
+    ].join('\n'),
+  );
+  const proc: ChildProcess = spawn('/usr/sbin/mosquitto', ['-c', conf], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
+  const killOnExit = () => proc.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`mosquitto did not start: ${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const version =
+    /mosquitto version (\S+)/.exec(spawnSync('/usr/sbin/mosquitto', ['-h']).stdout.toString())?.[1] ?? '?';
+  const serviceLogin = { username: 'meterstack-service', password: 'bench' };
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    version,
+    managed: false,
+    serviceLogin,
+    serveArgs: [`--broker=mqtt://${serviceLogin.username}:${serviceLogin.password}@127.0.0.1:${port}`],
+    meterLogins: async (ids) => ids.map((id) => ({ deviceId: id, username: id, password: 'bench' })),
+    cpuSeconds() {
+      const stat = readFileSync(`/proc/${proc.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100;
+    },
+    async stop() {
+      process.off('exit', killOnExit);
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
