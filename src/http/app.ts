@@ -8,7 +8,7 @@ import { v2Api } from '../api/v2/plugin.ts';
 import { consolePlugin } from '../console/plugin.ts';
 import { type EventViews, startEventViews } from '../events/views.ts';
 import { simRoutes } from '../sim/routes.ts';
-import type { World } from '../world/world.ts';
+import type { ServiceWorld } from '../world/face.ts';
 import { registerCors } from './cors.ts';
 import { type CorsPolicy, corsPolicy } from './cors-policy.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
@@ -34,7 +34,7 @@ declare module 'fastify' {
 }
 
 export interface HttpAppOptions {
-  world: World;
+  world: ServiceWorld;
   adminToken: string;
   /** Requests per minute per API key; 0 turns the limit off. */
   rateLimit?: number;

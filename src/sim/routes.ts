@@ -10,7 +10,7 @@ import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
-import type { World } from '../world/world.ts';
+import type { ServiceWorld } from '../world/face.ts';
 import { WorldError } from '../world/world.ts';
 import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
@@ -19,7 +19,7 @@ import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 
 export interface SimRoutesOptions {
-  world: World;
+  world: ServiceWorld;
   adminToken: string;
   /** The journal and the live streams (GET /events, /events/stream). */
   events: EventViews;

@@ -11,7 +11,8 @@ import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
-import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
+import type { Account, DeviceRecord, Space, Store } from '../store/types.ts';
+import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
@@ -56,6 +57,7 @@ export class World {
   readonly #snapshots: SnapshotSaver;
   readonly #ledger: MeterLedger;
   readonly #backfills = new Backfills();
+  readonly #accountsDesk: Accounts;
   #closed = false;
 
   private constructor(opts: WorldOptions) {
@@ -64,6 +66,7 @@ export class World {
     this.clock = opts.clock;
     this.mqttUrl = opts.mqttUrl;
     this.bus = opts.bus ?? silentBus();
+    this.#accountsDesk = new Accounts({ store: opts.store, now: () => opts.clock.now() });
     this.#writer = new BatchWriter({
       store: opts.store,
       onError: (e) => opts.log?.('error', `store: ${e.message}`),
@@ -130,37 +133,16 @@ export class World {
     return this.#opts.log ?? (() => {});
   }
 
-  async createAccount(name: string, apiKey?: string): Promise<{ account: Account; apiKey: string }> {
-    const now = this.clock.now();
-    const account = await this.store.createAccount(name, now);
-    const key = apiKey ?? newToken('msk');
-    await this.store.addApiKey(account.id, key, null, now);
-    return { account, apiKey: key };
+  createAccount(name: string, apiKey?: string): Promise<{ account: Account; apiKey: string }> {
+    return this.#accountsDesk.createAccount(name, apiKey);
   }
 
-  async createApiKey(accountId: number, expiresAt: number | null, apiKey?: string): Promise<string> {
-    if (!(await this.store.getAccount(accountId)))
-      throw new WorldError('not_found', `account ${accountId} not found`);
-    const key = apiKey ?? newToken('msk');
-    await this.store.addApiKey(accountId, key, expiresAt, this.clock.now());
-    return key;
+  createApiKey(accountId: number, expiresAt: number | null, apiKey?: string): Promise<string> {
+    return this.#accountsDesk.createApiKey(accountId, expiresAt, apiKey);
   }
 
-  async createSpace(
-    input: { accountId: number; name: string; description?: string } & Partial<Udfs>,
-  ): Promise<Space> {
-    if (!(await this.store.getAccount(input.accountId)))
-      throw new WorldError('not_found', `account ${input.accountId} not found`);
-    return this.store.createSpace({
-      accountId: input.accountId,
-      name: input.name,
-      description: input.description ?? '',
-      udf1: input.udf1 ?? null,
-      udf2: input.udf2 ?? null,
-      udf3: input.udf3 ?? null,
-      udf4: input.udf4 ?? null,
-      udf5: input.udf5 ?? null,
-    });
+  createSpace(input: Parameters<Accounts['createSpace']>[0]): Promise<Space> {
+    return this.#accountsDesk.createSpace(input);
   }
 
   /** Provisions a device and starts its virtual meter on the broker with its own credentials. */
