@@ -76,7 +76,10 @@ describe('TwinRegistry beside other service processes (issue 11 §4)', () => {
     cleanups.push(() => meter.endAsync());
     const registry = () => new TwinRegistry({ mqttUrl: url, username: 'svc', password: 'x', now: () => NOW });
     const [a, b] = [registry(), registry()];
-    cleanups.push(() => a.stop(), () => b.stop());
+    cleanups.push(
+      () => a.stop(),
+      () => b.stop(),
+    );
     await a.start();
     await b.start();
     await meter.subscribeAsync(topicFor('M2', 'cmd'));

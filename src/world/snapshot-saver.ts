@@ -5,6 +5,7 @@
 import type { VirtualClock } from '../../simulator/clock.ts';
 import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { Store } from '../store/types.ts';
+import { CLOCK_ANCHOR_SETTING, type ClockAnchor } from './clock-anchor.ts';
 import { snapshotOf } from './meter-snapshot.ts';
 import type { Log, MeterMeta } from './types.ts';
 
@@ -78,6 +79,11 @@ export class SnapshotSaver {
       await this.#opts.store.setSetting('clock.offset', String(this.#opts.clock.offset()));
       // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
       await this.#opts.store.setSetting('clock.speed', String(this.#opts.clock.speed));
+      // API instances follow the world's clock from this one row (src/instance/world-clock.ts): both
+      // ends of the line and its slope, written at once so a reader never mixes two saves.
+      const vt = this.#opts.clock.now();
+      const anchor: ClockAnchor = { vt, wt: vt - this.#opts.clock.offset(), speed: this.#opts.clock.speed };
+      await this.#opts.store.setSetting(CLOCK_ANCHOR_SETTING, JSON.stringify(anchor));
     });
   }
 

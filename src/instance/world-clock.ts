@@ -1,0 +1,83 @@
+// An API instance's clock: the world's, read from the store (spec-decisions 90). The world writes its
+// clock as one line (world/clock-anchor.ts) with every snapshot save, before an advance or a speed
+// change returns and every 2 s; this polls it every `pollMs` (lag bound: one poll plus one store read)
+// and at once after a clock operation forwarded through this instance.
+
+import type { Store } from '../store/types.ts';
+import {
+  CLOCK_ANCHOR_SETTING,
+  type ClockAnchor,
+  parseClockAnchor,
+  virtualAt,
+} from '../world/clock-anchor.ts';
+import type { ClockView } from '../world/face.ts';
+
+export const CLOCK_POLL_MS = 100;
+
+export interface WorldClockOptions {
+  store: Pick<Store, 'getSetting'>;
+  /** Wall time, ms since epoch (the world's and the instance's hosts are assumed NTP-synced). */
+  wall?: () => number;
+  pollMs?: number;
+  log?: (level: 'warn', msg: string) => void;
+}
+
+export class WorldClock implements ClockView {
+  readonly #opts: WorldClockOptions;
+  readonly #wall: () => number;
+  #anchor: ClockAnchor;
+  /** The last time handed out: the clock never goes backwards, whatever a new anchor says. */
+  #last = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #failing = false;
+
+  private constructor(opts: WorldClockOptions, anchor: ClockAnchor) {
+    this.#opts = opts;
+    this.#wall = opts.wall ?? Date.now;
+    this.#anchor = anchor;
+  }
+
+  /** Reads the world's clock once and keeps following it until `stop`. */
+  static async open(opts: WorldClockOptions): Promise<WorldClock> {
+    const wall = (opts.wall ?? Date.now)();
+    // No anchor yet (no world has run on this store): wall time, as a fresh world's clock would start.
+    const clock = new WorldClock(
+      opts,
+      (await WorldClock.#read(opts.store)) ?? { vt: wall, wt: wall, speed: 1 },
+    );
+    clock.#timer = setInterval(() => void clock.refresh(), opts.pollMs ?? CLOCK_POLL_MS);
+    clock.#timer.unref();
+    return clock;
+  }
+
+  static async #read(store: Pick<Store, 'getSetting'>): Promise<ClockAnchor | null> {
+    return parseClockAnchor(await store.getSetting(CLOCK_ANCHOR_SETTING));
+  }
+
+  now(): number {
+    this.#last = Math.max(this.#last, virtualAt(this.#anchor, this.#wall()));
+    return this.#last;
+  }
+
+  get speed(): number {
+    return this.#anchor.speed;
+  }
+
+  /** Reads the world's clock now; a failed read keeps the old line and is told once. */
+  async refresh(): Promise<void> {
+    try {
+      const anchor = await WorldClock.#read(this.#opts.store);
+      if (anchor) this.#anchor = anchor;
+      this.#failing = false;
+    } catch (err) {
+      if (!this.#failing)
+        this.#opts.log?.('warn', `clock: reading the world's clock failed: ${(err as Error).message}`);
+      this.#failing = true;
+    }
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+}

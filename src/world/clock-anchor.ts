@@ -1,0 +1,28 @@
+// The world's clock as one stored line (issue 11 §4, spec-decisions 90): virtual time `vt` at wall
+// time `wt`, running `speed` virtual ms per wall ms. The world writes it with every snapshot save (every
+// 2 s, and before an advance or a speed change returns); API instances read it to keep their clock.
+
+export const CLOCK_ANCHOR_SETTING = 'clock.anchor';
+
+export interface ClockAnchor {
+  vt: number;
+  wt: number;
+  speed: number;
+}
+
+/** The anchor in a stored setting, or null if there is none or it does not parse. */
+export function parseClockAnchor(raw: string | null | undefined): ClockAnchor | null {
+  if (raw == null) return null;
+  try {
+    const a = JSON.parse(raw) as Partial<ClockAnchor>;
+    const ok = [a.vt, a.wt, a.speed].every((n) => typeof n === 'number' && Number.isFinite(n));
+    return ok && (a.speed as number) >= 0 ? (a as ClockAnchor) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Virtual time at wall time `wall` on the anchor's line. */
+export function virtualAt(anchor: ClockAnchor, wall: number): number {
+  return Math.floor(anchor.vt + (wall - anchor.wt) * anchor.speed);
+}
