@@ -142,7 +142,7 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     );
     expect(typeof m.balance).toBe('number');
     for (const p of [a, b, world].map((n) => n.proc)) {
-      expect(p.stdout).not.toMatch(/unmatchedReply|forgedReply/);
+      expect(p.stdout + p.stderr).not.toMatch(/unmatchedReply|forgedReply/);
     }
   });
 
