@@ -29,7 +29,7 @@ describe('caches beside another writer of the same file', () => {
       spaceId: space.id,
       name: id,
       description: '',
-      model: 'basic',
+      model: 'basic' as const,
       kind: 'virtual' as const,
       mqttSecretHash: 'x',
       ...UDFS,
