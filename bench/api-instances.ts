@@ -10,7 +10,7 @@
 // Run: npm run build && npx tsx bench/api-instances.ts [--duration 10] [--connections 20] [--rounds 2]
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
