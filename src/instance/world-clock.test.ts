@@ -1,7 +1,7 @@
 // An API instance's clock follows the world's stored line (spec-decisions 90).
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOCK_ANCHOR_SETTING } from '../world/clock-anchor.ts';
+import { CLOCK_ANCHOR_SETTING, FOLLOWERS_SEEN_SETTING } from '../world/clock-anchor.ts';
 import { WorldClock } from './world-clock.ts';
 
 const clocks: WorldClock[] = [];
@@ -13,7 +13,10 @@ function fixture(anchor: object | null) {
   const settings = new Map<string, string>();
   if (anchor) settings.set(CLOCK_ANCHOR_SETTING, JSON.stringify(anchor));
   let wall = 1_000_000;
-  const store = { getSetting: async (k: string) => settings.get(k) ?? null };
+  const store = {
+    getSetting: async (k: string) => settings.get(k) ?? null,
+    setSetting: async (k: string, v: string) => void settings.set(k, v),
+  };
   return {
     settings,
     store,
@@ -64,5 +67,7 @@ describe('WorldClock', () => {
     f.settings.set(CLOCK_ANCHOR_SETTING, JSON.stringify({ vt: 6_000_000, wt: 1_000_000, speed: 0 }));
     for (let i = 0; clock.now() < 6_000_000 && i < 100; i++) await new Promise((r) => setTimeout(r, 10));
     expect(clock.now()).toBe(6_000_000);
+    // and tells the world a follower reads its clock
+    expect(f.settings.get(FOLLOWERS_SEEN_SETTING)).toBe(String(1_000_000));
   });
 });

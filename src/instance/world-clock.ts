@@ -1,21 +1,23 @@
 // An API instance's clock: the world's, read from the store (spec-decisions 90). The world writes its
 // clock as one line (world/clock-anchor.ts) with every snapshot save, before an advance or a speed
 // change returns and every 2 s; this polls it every `pollMs` (lag bound: one poll plus one store read)
-// and at once after a clock operation forwarded through this instance.
+// and at once after a clock operation forwarded through this instance. It also says, once a second, that
+// a follower is reading: the world then stores a jump's line and waits one poll before its meters live
+// through the jump, so this instance's twins do not take the jump's messages for the future [MC-3.10].
 
 import type { Store } from '../store/types.ts';
 import {
   CLOCK_ANCHOR_SETTING,
+  CLOCK_POLL_MS,
   type ClockAnchor,
+  FOLLOWERS_SEEN_SETTING,
   parseClockAnchor,
   virtualAt,
 } from '../world/clock-anchor.ts';
 import type { ClockView } from '../world/face.ts';
 
-export const CLOCK_POLL_MS = 100;
-
 export interface WorldClockOptions {
-  store: Pick<Store, 'getSetting'>;
+  store: Pick<Store, 'getSetting' | 'setSetting'>;
   /** Wall time, ms since epoch (the world's and the instance's hosts are assumed NTP-synced). */
   wall?: () => number;
   pollMs?: number;
@@ -30,6 +32,7 @@ export class WorldClock implements ClockView {
   #last = 0;
   #timer: NodeJS.Timeout | null = null;
   #failing = false;
+  #toldAt = Number.NEGATIVE_INFINITY;
 
   private constructor(opts: WorldClockOptions, anchor: ClockAnchor) {
     this.#opts = opts;
@@ -68,6 +71,12 @@ export class WorldClock implements ClockView {
     try {
       const anchor = await WorldClock.#read(this.#opts.store);
       if (anchor) this.#anchor = anchor;
+      // Once a second: tells the world a follower reads its clock, so it waits one poll before a jump.
+      const wall = this.#wall();
+      if (wall - this.#toldAt >= 1_000) {
+        this.#toldAt = wall;
+        await this.#opts.store.setSetting(FOLLOWERS_SEEN_SETTING, String(wall));
+      }
       this.#failing = false;
     } catch (err) {
       if (!this.#failing)

@@ -4,6 +4,18 @@
 
 export const CLOCK_ANCHOR_SETTING = 'clock.anchor';
 
+/** How often an API instance reads the anchor (its lag bound, with one store read). */
+export const CLOCK_POLL_MS = 100;
+/** Wall ms when an API instance last read the anchor: the world waits for followers only if recent. */
+export const FOLLOWERS_SEEN_SETTING = 'clock.followers_seen_at';
+export const FOLLOWERS_FRESH_MS = 5_000;
+/**
+ * How long the world waits after storing a jump's anchor, before its meters live through the jump,
+ * while API instances follow: one poll and a margin. Their twins judge meters' timestamps by their
+ * own clock [MC-3.10]; one still behind would refuse the jump's telemetry and states as from the future.
+ */
+export const ANNOUNCE_WAIT_MS = CLOCK_POLL_MS + 50;
+
 export interface ClockAnchor {
   vt: number;
   wt: number;

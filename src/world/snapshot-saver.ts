@@ -76,15 +76,25 @@ export class SnapshotSaver {
       const snapshots = [];
       for (const { meter, meta } of this.#opts.meters()) snapshots.push(snapshotOf(meter, meta, now));
       if (snapshots.length > 0) await this.#opts.store.saveMeterSnapshots(snapshots);
-      await this.#opts.store.setSetting('clock.offset', String(this.#opts.clock.offset()));
-      // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
-      await this.#opts.store.setSetting('clock.speed', String(this.#opts.clock.speed));
-      // API instances follow the world's clock from this one row (src/instance/world-clock.ts): both
-      // ends of the line and its slope, written at once so a reader never mixes two saves.
-      const vt = this.#opts.clock.now();
-      const anchor: ClockAnchor = { vt, wt: vt - this.#opts.clock.offset(), speed: this.#opts.clock.speed };
-      await this.#opts.store.setSetting(CLOCK_ANCHOR_SETTING, JSON.stringify(anchor));
+      await this.#saveClock();
     });
+  }
+
+  /** Persists the clock alone (a jump's new line, before the meters live through it: world.ts). */
+  saveClock(): Promise<void> {
+    return this.#enqueue(() => this.#saveClock());
+  }
+
+  async #saveClock(): Promise<void> {
+    const { clock, store } = this.#opts;
+    await store.setSetting('clock.offset', String(clock.offset()));
+    // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
+    await store.setSetting('clock.speed', String(clock.speed));
+    // API instances follow the world's clock from this one row (src/instance/world-clock.ts): both
+    // ends of the line and its slope, written at once so a reader never mixes two saves.
+    const vt = clock.now();
+    const anchor: ClockAnchor = { vt, wt: vt - clock.offset(), speed: clock.speed };
+    await store.setSetting(CLOCK_ANCHOR_SETTING, JSON.stringify(anchor));
   }
 
   /** Saves run one after another; a failed one is reported to its caller and logged, and later ones still run. */

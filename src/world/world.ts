@@ -14,6 +14,7 @@ import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store } from '../store/types.ts';
 import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
+import { ANNOUNCE_WAIT_MS, FOLLOWERS_FRESH_MS, FOLLOWERS_SEEN_SETTING } from './clock-anchor.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
 import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
@@ -84,6 +85,8 @@ export class World {
       bus: this.bus,
       accountOf: (id) => this.#accounts.get(id),
     });
+    // Before the fleet's own listener: API instances learn of a jump before any meter lives through it.
+    opts.clock.onAdvance(() => this.#announceJump());
     this.fleet = new Fleet({ clock: opts.clock, tickMs: opts.fleetTickMs });
     this.#snapshots = new SnapshotSaver({
       store: opts.store,
@@ -102,6 +105,19 @@ export class World {
       reportedState: (id) => this.twins.get(id)?.state ?? null,
       log: this.log,
     });
+  }
+
+  /**
+   * [spec-decisions 90] A jump's new clock line goes to the store first; while API instances follow it
+   * (one read it within FOLLOWERS_FRESH_MS, wall time: this is about processes, not the simulation),
+   * the meters wait one poll of theirs, so no instance's twins take the jump's messages for the future.
+   */
+  async #announceJump(): Promise<void> {
+    if (this.#closed) return;
+    await this.#snapshots.saveClock();
+    const seen = Number(await this.store.getSetting(FOLLOWERS_SEEN_SETTING));
+    if (Number.isFinite(seen) && Date.now() - seen < FOLLOWERS_FRESH_MS)
+      await new Promise((r) => setTimeout(r, ANNOUNCE_WAIT_MS));
   }
 
   /** A virtual meter and its meta, when both exist. */
