@@ -144,6 +144,12 @@ try {
   const two = best(twos);
   const perInstanceMs = one.cpuMsPerReq.a!;
   console.log('');
+  // Other work on the machine (other benchmarks, tests) takes cores the figures above do not count.
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (1, 5, 15 min), ${cpus().length} cores`,
+  );
   console.log(
     `best one instance  ${Math.round(one.rps)} req/s; best two instances ${Math.round(two.rps)} req/s: ${(two.rps / one.rps).toFixed(2)}×`,
   );

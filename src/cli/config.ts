@@ -19,9 +19,9 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
                                                                             METERSTACK_MQTT_PORT
   --broker URL        an external MQTT broker instead of the embedded one,     METERSTACK_BROKER
                       mqtt://user:password@host:port with the service's login (docs/scale.md)
-  --api-only          an API instance: the v2 API and /sim/v1 over the world process's   METERSTACK_API_ONLY=1
-                      --db and --broker (both required), no meters of its own; world
-                      operations go to the world process (docs/scale.md)
+  --api-only          an API instance: v2 and /sim/v1 over the world's    METERSTACK_API_ONLY=1
+                      --db and --broker (both required), no meters of its own;
+                      world operations go to the world process (docs/scale.md)
   --redis URL         count the rate limit in Redis, shared by API instances,  METERSTACK_REDIS
                       redis://host:port (default: in this process)
   --host H            address to listen on (default 127.0.0.1)              METERSTACK_HOST
