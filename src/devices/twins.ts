@@ -47,6 +47,12 @@ export interface TwinRegistryOptions {
   accountOf?: (deviceId: string) => number | undefined;
   /** How often accepted telemetry is summed up in one `telemetry.summary` event. Default 1000 ms. */
   summaryIntervalMs?: number;
+  /**
+   * A topic outside the meters' contract whose messages go to `onWorldClock`, on the same connection as
+   * the meters' (so in the order the broker took them): the world's clock jumps, for API instances.
+   */
+  worldClockTopic?: string;
+  onWorldClock?: (payload: Buffer) => void;
 }
 
 /** What `restore` puts back into a twin before the broker says anything. */
@@ -149,7 +155,11 @@ export class TwinRegistry {
     });
     this.#client = client;
     this.#summary.start();
-    client.on('message', (topic, payload, packet) => this.#onMessage(topic, payload, packet.retain));
+    const clockTopic = this.#opts.onWorldClock ? this.#opts.worldClockTopic : undefined;
+    client.on('message', (topic, payload, packet) => {
+      if (topic === clockTopic) this.#opts.onWorldClock?.(payload);
+      else this.#onMessage(topic, payload, packet.retain);
+    });
     client.on('error', (err) => this.#opts.log?.('warn', `twins: mqtt: ${err.message}`));
     // [MC-2.3] The service's session is clean, so QoS 1 on the broker→service leg guards nothing a TCP
     // connection does not: in-flight messages die with the session either way. The command path (state,
@@ -161,8 +171,16 @@ export class TwinRegistry {
           { qos: 1 as const },
         ]),
         ...(['state', 'reply'] as const).map((c) => [`${TOPIC_ROOT}/+/${c}`, { qos: 0 as const }]),
+        ...(clockTopic ? [[clockTopic, { qos: 1 as const }]] : []),
       ]),
     );
+  }
+
+  /** Publishes a service message (QoS 1) on the twins' connection; resolves once the broker took it. */
+  async publish(topic: string, payload: string): Promise<void> {
+    const client = this.#client;
+    if (!client?.connected) return;
+    await client.publishAsync(topic, payload, { qos: 1 });
   }
 
   get(deviceId: string): Twin | undefined {

@@ -33,6 +33,8 @@ export class WorldClock implements ClockView {
   #timer: NodeJS.Timeout | null = null;
   #failing = false;
   #toldAt = Number.NEGATIVE_INFINITY;
+  /** Whether the line is the world's (else wall time at speed 1: no world has run yet). */
+  #fromWorld = false;
 
   private constructor(opts: WorldClockOptions, anchor: ClockAnchor) {
     this.#opts = opts;
@@ -66,11 +68,20 @@ export class WorldClock implements ClockView {
     return this.#anchor.speed;
   }
 
+  /**
+   * Takes a line of the world's, read from the store or published by the world on a jump; an older one
+   * than held (a store read that raced a jump's message) changes nothing.
+   */
+  apply(anchor: ClockAnchor | null): void {
+    if (anchor === null || (this.#fromWorld && anchor.wt < this.#anchor.wt)) return;
+    this.#anchor = anchor;
+    this.#fromWorld = true;
+  }
+
   /** Reads the world's clock now; a failed read keeps the old line and is told once. */
   async refresh(): Promise<void> {
     try {
-      const anchor = await WorldClock.#read(this.#opts.store);
-      if (anchor) this.#anchor = anchor;
+      this.apply(await WorldClock.#read(this.#opts.store));
       // Once a second: tells the world a follower reads its clock, so it waits one poll before a jump.
       const wall = this.#wall();
       if (wall - this.#toldAt >= 1_000) {

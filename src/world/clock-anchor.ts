@@ -4,6 +4,13 @@
 
 export const CLOCK_ANCHOR_SETTING = 'clock.anchor';
 
+/**
+ * Where the world also publishes a jump's anchor, before its meters live through it: API instances get
+ * it on the connection their twins use, so before the jump's telemetry (the broker keeps the order it
+ * took them in). The service login must be allowed to publish and subscribe to it.
+ */
+export const WORLD_CLOCK_TOPIC = 'meterstack/sim/clock';
+
 /** How often an API instance reads the anchor (its lag bound, with one store read). */
 export const CLOCK_POLL_MS = 100;
 /** Wall ms when an API instance last read the anchor: the world waits for followers only if recent. */

@@ -81,11 +81,15 @@ export class SnapshotSaver {
   }
 
   /** Persists the clock alone (a jump's new line, before the meters live through it: world.ts). */
-  saveClock(): Promise<void> {
-    return this.#enqueue(() => this.#saveClock());
+  async saveClock(): Promise<ClockAnchor | undefined> {
+    let saved: ClockAnchor | undefined;
+    await this.#enqueue(async () => {
+      saved = await this.#saveClock();
+    });
+    return saved;
   }
 
-  async #saveClock(): Promise<void> {
+  async #saveClock(): Promise<ClockAnchor> {
     const { clock, store } = this.#opts;
     await store.setSetting('clock.offset', String(clock.offset()));
     // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
@@ -95,6 +99,7 @@ export class SnapshotSaver {
     const vt = clock.now();
     const anchor: ClockAnchor = { vt, wt: vt - clock.offset(), speed: clock.speed };
     await store.setSetting(CLOCK_ANCHOR_SETTING, JSON.stringify(anchor));
+    return anchor;
   }
 
   /** Saves run one after another; a failed one is reported to its caller and logged, and later ones still run. */

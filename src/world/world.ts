@@ -14,7 +14,12 @@ import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store } from '../store/types.ts';
 import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
-import { ANNOUNCE_WAIT_MS, FOLLOWERS_FRESH_MS, FOLLOWERS_SEEN_SETTING } from './clock-anchor.ts';
+import {
+  ANNOUNCE_WAIT_MS,
+  FOLLOWERS_FRESH_MS,
+  FOLLOWERS_SEEN_SETTING,
+  WORLD_CLOCK_TOPIC,
+} from './clock-anchor.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
 import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
@@ -114,7 +119,10 @@ export class World {
    */
   async #announceJump(): Promise<void> {
     if (this.#closed) return;
-    await this.#snapshots.saveClock();
+    const anchor = await this.#snapshots.saveClock();
+    // Instances take it in order with the meters' messages (clock-anchor.ts); the wait below covers a
+    // broker that does not carry it.
+    if (anchor) await this.twins.publish(WORLD_CLOCK_TOPIC, JSON.stringify(anchor)).catch(() => undefined);
     const seen = Number(await this.store.getSetting(FOLLOWERS_SEEN_SETTING));
     if (Number.isFinite(seen) && Date.now() - seen < FOLLOWERS_FRESH_MS)
       await new Promise((r) => setTimeout(r, ANNOUNCE_WAIT_MS));

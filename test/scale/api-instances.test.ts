@@ -89,11 +89,11 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     tmp.remove();
   });
 
-  /** An account with a space and a virtual meter, all made through instance A. */
-  async function tenant(): Promise<{ key: string; deviceId: string; accountId: number }> {
-    const { account_id, api_key } = await newAccount(a.sim, 'scale');
-    const space = ok(await a.sim<{ space_id: number }>('POST', '/spaces', { account_id, name: 'S' }));
-    const meter = await provision(a.sim, { account_id, space_id: space.space_id, balance: 50_000 });
+  /** An account with a space and a virtual meter, all made through an instance (A unless said). */
+  async function tenant(via: Node = a): Promise<{ key: string; deviceId: string; accountId: number }> {
+    const { account_id, api_key } = await newAccount(via.sim, 'scale');
+    const space = ok(await via.sim<{ space_id: number }>('POST', '/spaces', { account_id, name: 'S' }));
+    const meter = await provision(via.sim, { account_id, space_id: space.space_id, balance: 50_000 });
     return { key: api_key, deviceId: meter.device_id, accountId: account_id };
   }
 
@@ -134,7 +134,8 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
         data(await b.v2<Device>('GET', `/devices/${t.deviceId}/`, undefined, t.key)).is_online || undefined,
     );
     data(await b.v2('PUT', `/devices/${t.deviceId}/relay`, { state: false }, t.key));
-    const meter = ok(await world.sim<{ relay_commanded: boolean }>('GET', `/devices/${t.deviceId}`));
+    // Read back through B: a GET forwarded to the world, its answer as it is.
+    const meter = ok(await b.sim<{ relay_commanded: boolean }>('GET', `/devices/${t.deviceId}`));
     expect(meter.relay_commanded).toBe(false);
     // The metrics read is a command too: through A this time, with B and the world listening.
     const m = data(
@@ -201,5 +202,22 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     );
     data(await b.v2('PUT', `/devices/${t.deviceId}/relay`, { state: false }, t.key));
     ok(await b.sim('POST', `/devices/${t.deviceId}/recharge`, { amount: 100, transaction_id: 'scale-1' }));
+  });
+
+  it("the world killed: B still serves the store's view, its meters go offline by their wills, world operations are 503 naming it", async () => {
+    const t = await tenant(b);
+    world.proc.proc.kill('SIGKILL');
+    await world.proc.exited;
+    await until('offline on B', async () => {
+      const d = data(await b.v2<Device>('GET', `/devices/${t.deviceId}/`, undefined, t.key));
+      return d.is_online ? undefined : d;
+    });
+    const res = await b.sim<unknown>('POST', '/clock/advance', { seconds: 1 });
+    expect(res.status).toBe(503);
+    const error = (res.body as unknown as { error: { code: string; detail: string } }).error;
+    expect(error.code).toBe('service_unavailable');
+    expect(error.detail).toContain(world.url);
+    // Store-only operations still work.
+    ok(await b.sim('POST', '/accounts', { name: 'after' }));
   });
 });
