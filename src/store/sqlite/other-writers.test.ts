@@ -4,8 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { T0, useTempStores } from '../test-helpers.ts';
+import { MAX_STALE_MS } from './other-writers.ts';
 
 const stores = useTempStores();
+/** Past the bound within which another connection's commit may go unseen. */
+const stale = () => new Promise((r) => setTimeout(r, MAX_STALE_MS + 10));
 const UDFS = { udf1: null, udf2: null, udf3: null, udf4: null, udf5: null };
 
 describe('caches beside another writer of the same file', () => {
@@ -16,6 +19,7 @@ describe('caches beside another writer of the same file', () => {
     await a.addApiKey(account.id, key, null, T0);
     expect(await a.accountForApiKey(key, T0)).toEqual(account); // now in a's cache
     expect(await b.revokeApiKey(key, T0)).toBe(true);
+    await stale();
     expect(await a.accountForApiKey(key, T0)).toBeNull();
   });
 
@@ -39,9 +43,11 @@ describe('caches beside another writer of the same file', () => {
     expect((await a.getDevice('M1'))?.name).toBe('M1');
     await b.createDevice(device('M2'), T0);
     await b.updateDevice('M1', { name: 'renamed' });
+    await stale();
     expect((await a.listDevices({ spaceId: space.id })).map((d) => d.deviceId)).toEqual(['M1', 'M2']);
     expect((await a.getDevice('M1'))?.name).toBe('renamed');
     await b.updateSpace(space.id, { name: 'S2' });
+    await stale();
     expect((await a.getSpace(space.id))?.name).toBe('S2');
   });
 });
