@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
+import { connectRateLimitRedis } from './api/v2/shared-limit.ts';
 import { connectExternalBroker } from './broker/external.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
@@ -32,6 +33,13 @@ export interface ServiceConfig {
    * the embedded aedes (issue 11; docs/scale.md). Default: the embedded broker on `mqttPort`.
    */
   broker?: string;
+  /**
+   * An API instance (`serve --api-only`, src/instance/start.ts): no meters, no embedded broker, no world
+   * owner lease; needs `broker` and a shared `db`. Start it with startApiInstance, not startService.
+   */
+  apiOnly?: boolean;
+  /** The v2 rate limit's counters in Redis, shared by API instances (`serve --redis`). */
+  redis?: string;
   /** File path, ':memory:' or a store URL. */
   db: string;
   /** Create the database file's directory (one level) if missing; else it must exist. Default false. */
@@ -251,6 +259,8 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   meterBroker.onMeterLinkTimeout((deviceId) => world.twins.expectOffline(deviceId, 'link_timeout'));
   if (config.demo) await seedDemoWorld(world, config.apiKey);
 
+  const redis = config.redis ? await connectRateLimitRedis({ url: config.redis, log }) : undefined;
+  if (redis) started.push(async () => void redis.disconnect());
   const http = await buildHttpApp({
     world,
     adminToken: config.adminToken,
@@ -258,6 +268,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     limits: { ...config.httpLimits, maxConnections: caps.http },
     events,
     cors,
+    redis,
   });
   started.push(() => http.close());
   await http.ready();
@@ -289,6 +300,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     close() {
       closing ??= (async () => {
         await http.close();
+        redis?.disconnect();
         events.close();
         await world.close();
         await meterBroker.close();

@@ -19,6 +19,11 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
                                                                             METERSTACK_MQTT_PORT
   --broker URL        an external MQTT broker instead of the embedded one,     METERSTACK_BROKER
                       mqtt://user:password@host:port with the service's login (docs/scale.md)
+  --api-only          an API instance: v2 and /sim/v1 over the world's    METERSTACK_API_ONLY=1
+                      --db and --broker (both required), no meters of its own;
+                      world operations go to the world process (docs/scale.md)
+  --redis URL         count the rate limit in Redis, shared by API instances,  METERSTACK_REDIS
+                      redis://host:port (default: in this process)
   --host H            address to listen on (default 127.0.0.1)              METERSTACK_HOST
   --db PATH           SQLite file or :memory: (default ./data/meterstack.db) METERSTACK_DB
                       its directory must exist (only the default ./data is created)
@@ -63,6 +68,8 @@ const OPTIONS = {
   'mqtt-port': { type: 'string' },
   host: { type: 'string' },
   broker: { type: 'string' },
+  'api-only': { type: 'boolean' },
+  redis: { type: 'string' },
   db: { type: 'string' },
   'admin-token': { type: 'string' },
   'api-key': { type: 'string' },
@@ -134,6 +141,41 @@ function corsOrigins(raw: string | undefined): CorsOrigins | undefined {
   }
 }
 
+function redisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`--redis (METERSTACK_REDIS): not a URL: '${raw}' (expected redis://host:port)`);
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+    throw new ConfigError(
+      `--redis (METERSTACK_REDIS): only redis:// URLs are supported, got '${u.protocol}//'`,
+    );
+  return raw;
+}
+
+/** [spec-decisions 88] What an API instance cannot do without, or cannot use. */
+function checkApiOnly(
+  values: Record<string, unknown>,
+  env: Env,
+  broker: string | undefined,
+  db: string,
+): void {
+  if (!broker)
+    throw new ConfigError(
+      '--api-only needs --broker mqtt://user:password@host:port, the broker the world process and every API instance share (the embedded broker lives inside the world process)',
+    );
+  if (db === ':memory:')
+    throw new ConfigError("--api-only needs the world process's database (--db), not :memory:");
+  // The world process owns these: an instance has no clock, meters or broker of its own to set.
+  for (const flag of ['speed', 'mqtt-port']) {
+    if (pick(values, env, flag) !== undefined)
+      throw new ConfigError(`--${flag} is the world process's to set, not an --api-only instance's`);
+  }
+}
+
 function brokerUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   try {
@@ -183,6 +225,9 @@ export function parseServeConfig(
   if (apiKey.length < 4 || apiKey.length > 200)
     throw new ConfigError('--api-key must be 4 to 200 characters');
   const db = pick(values, env, 'db') ?? DEFAULT_DB;
+  const broker = brokerUrl(pick(values, env, 'broker'));
+  const apiOnly = bool(values, env, 'api-only');
+  if (apiOnly) checkApiOnly(values, env, broker, db);
   const limit = (flag: string, def: number, min: number, max = 1_000_000_000) =>
     int(pick(values, env, flag), flag, def, min, max);
   const http = DEFAULT_HTTP_LIMITS;
@@ -220,14 +265,17 @@ export function parseServeConfig(
       host: pick(values, env, 'host') ?? '127.0.0.1',
       httpPort: int(pick(values, env, 'http-port'), 'http-port', 8080, 0, 65535),
       mqttPort: int(pick(values, env, 'mqtt-port'), 'mqtt-port', 1883, 0, 65535),
-      broker: brokerUrl(pick(values, env, 'broker')),
+      broker,
+      apiOnly,
+      redis: redisUrl(pick(values, env, 'redis')),
       db,
       // Only the default's ./data is created; a --db in a missing directory is an error naming it.
-      createDbDir: db === DEFAULT_DB,
+      // An API instance creates nothing: the world process made the store.
+      createDbDir: db === DEFAULT_DB && !apiOnly,
       adminToken: given ?? `adm_${randomBytes(18).toString('base64url')}`,
       apiKey,
       speed,
-      demo: !bool(values, env, 'no-demo'),
+      demo: !apiOnly && !bool(values, env, 'no-demo'),
       strictPort: bool(values, env, 'strict-port'),
       rateLimit: int(pick(values, env, 'rate-limit'), 'rate-limit', 100, 0, 1_000_000_000),
       commandTimeoutMs: int(pick(values, env, 'command-timeout-ms'), 'command-timeout-ms', 5000, 1, 600_000),

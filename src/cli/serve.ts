@@ -25,6 +25,10 @@ export async function runServe(argv: string[]): Promise<void> {
     return;
   }
   const { config, logging } = parsed;
+  if (config.apiOnly) {
+    const { runApiInstance } = await import('./serve-api.ts');
+    return runApiInstance(config, logging, parsed.generatedAdminToken);
+  }
   const logger = createLogger(logging);
   // Every line is pino's. Before the bus exists (store open, lease) the service's messages are
   // written here directly; once it does, they come back as `log` events through the bus logger with

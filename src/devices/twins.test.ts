@@ -68,3 +68,41 @@ describe('TwinRegistry on a broker that lets anything through', () => {
     expect(stored.map((r) => r.ts)).toEqual([NOW]);
   });
 });
+
+describe('TwinRegistry beside other service processes (issue 11 §4)', () => {
+  it("[MC-8.9] a reply to a peer's command is ignored silently; the sender takes it; a guess is still refused", async () => {
+    const url = await plainBroker();
+    const meter = await connectAsync(url, { clientId: 'M2' });
+    cleanups.push(() => meter.endAsync());
+    const registry = () => new TwinRegistry({ mqttUrl: url, username: 'svc', password: 'x', now: () => NOW });
+    const [a, b] = [registry(), registry()];
+    cleanups.push(
+      () => a.stop(),
+      () => b.stop(),
+    );
+    await a.start();
+    await b.start();
+    await meter.subscribeAsync(topicFor('M2', 'cmd'));
+    meter.on('message', (_t, payload) => {
+      const { id } = JSON.parse(String(payload)) as { id: string };
+      void meter.publishAsync(topicFor('M2', 'reply'), JSON.stringify({ v: 1, id, ok: true, data: {} }));
+    });
+    await meter.publishAsync(
+      topicFor('M2', 'availability'),
+      JSON.stringify({ v: 1, online: true, ts: NOW }),
+      { retain: true, qos: 1 },
+    );
+    for (let i = 0; !(a.get('M2')?.online && b.get('M2')?.online) && i < 300; i++)
+      await new Promise((r) => setTimeout(r, 10));
+
+    expect(await a.command('M2', { op: 'set_relay', on: true })).toMatchObject({ ok: true });
+    for (let i = 0; b.peerReplies < 1 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(b.peerReplies).toBe(1);
+    expect(b.refused.unmatchedReply + b.refused.forgedReply).toBe(0);
+
+    // A reply in no service's shape is a meter's guess: refused as before, by both.
+    await meter.publishAsync(topicFor('M2', 'reply'), JSON.stringify({ v: 1, id: 'guess-1', ok: true }));
+    for (let i = 0; b.refused.unmatchedReply < 1 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
+    expect([a.refused.unmatchedReply, b.refused.unmatchedReply]).toEqual([1, 1]);
+  });
+});

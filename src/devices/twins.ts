@@ -24,9 +24,12 @@ export interface TwinRegistryOptions {
   username: string;
   password: string;
   /** Maps a device id to its storage key; undefined for a device the store does not know. */
-  devicePk: (deviceId: string) => number | undefined;
-  /** Where telemetry goes; resolves once durable. */
-  ingest: (rows: SampleRow[]) => Promise<void>;
+  devicePk?: (deviceId: string) => number | undefined;
+  /**
+   * Where telemetry goes; resolves once durable. Unset: a mirror only (an API instance, issue 11 §4),
+   * whose twins follow the meters while the world process stores what they send.
+   */
+  ingest?: (rows: SampleRow[]) => Promise<void>;
   commandTimeoutMs?: number;
   /** The service's clock, against which meters' timestamps are judged [MC-3.10]. Default: wall time. */
   now?: () => number;
@@ -44,6 +47,12 @@ export interface TwinRegistryOptions {
   accountOf?: (deviceId: string) => number | undefined;
   /** How often accepted telemetry is summed up in one `telemetry.summary` event. Default 1000 ms. */
   summaryIntervalMs?: number;
+  /**
+   * A topic outside the meters' contract whose messages go to `onWorldClock`, on the same connection as
+   * the meters' (so in the order the broker took them): the world's clock jumps, for API instances.
+   */
+  worldClockTopic?: string;
+  onWorldClock?: (payload: Buffer) => void;
 }
 
 /** What `restore` puts back into a twin before the broker says anything. */
@@ -52,6 +61,13 @@ export interface RestoredTwin extends TwinReport {
 }
 
 /** [LEDGER-2] Twins never carry money: a credit without its ledger entry first would be money from nowhere. */
+/**
+ * [MC-8.2] The ids this service sends: its registry's tag, a dot, a UUID. Several service processes
+ * share a broker (issue 11 §4) and each sees every reply; a reply in this shape under another tag
+ * answers a peer's command, not a meter's guess, and is none of this registry's business.
+ */
+const SERVICE_COMMAND_ID = /^([0-9a-f]{8})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const NO_CREDIT_OVER_TWINS: CommandOutcome = {
   ok: false,
   reason: 'rejected',
@@ -67,6 +83,8 @@ export class TwinRegistry {
   #client: MqttClient | null = null;
   /** Malformed or unknown-device messages dropped, by reason [MC-9.2]. */
   readonly dropped = { malformed: 0, unknownDevice: 0, ingestFailed: 0 };
+  /** Replies to commands another service process sent (issue 11 §4): ignored, not refused. */
+  peerReplies = 0;
   readonly #refusals: RefusalLog;
   readonly #now: () => number;
   readonly #bus: EventBus;
@@ -137,7 +155,11 @@ export class TwinRegistry {
     });
     this.#client = client;
     this.#summary.start();
-    client.on('message', (topic, payload, packet) => this.#onMessage(topic, payload, packet.retain));
+    const clockTopic = this.#opts.onWorldClock ? this.#opts.worldClockTopic : undefined;
+    client.on('message', (topic, payload, packet) => {
+      if (topic === clockTopic) this.#opts.onWorldClock?.(payload);
+      else this.#onMessage(topic, payload, packet.retain);
+    });
     client.on('error', (err) => this.#opts.log?.('warn', `twins: mqtt: ${err.message}`));
     // [MC-2.3] The service's session is clean, so QoS 1 on the broker→service leg guards nothing a TCP
     // connection does not: in-flight messages die with the session either way. The command path (state,
@@ -149,8 +171,16 @@ export class TwinRegistry {
           { qos: 1 as const },
         ]),
         ...(['state', 'reply'] as const).map((c) => [`${TOPIC_ROOT}/+/${c}`, { qos: 0 as const }]),
+        ...(clockTopic ? [[clockTopic, { qos: 1 as const }]] : []),
       ]),
     );
+  }
+
+  /** Publishes a service message (QoS 1) on the twins' connection; resolves once the broker took it. */
+  async publish(topic: string, payload: string): Promise<void> {
+    const client = this.#client;
+    if (!client?.connected) return;
+    await client.publishAsync(topic, payload, { qos: 1 });
   }
 
   get(deviceId: string): Twin | undefined {
@@ -180,7 +210,7 @@ export class TwinRegistry {
     const client = this.#client;
     if (!twin?.online || !client?.connected) return Promise.resolve({ ok: false, reason: 'offline' });
     // [MC-8.2] [MC-8.9] Unguessable (122 random bits): a meter cannot answer a command it never received.
-    const id = randomUUID();
+    const id = `${this.#clientSuffix}.${randomUUID()}`;
     return this.#pending.send(deviceId, id, command.op, timeoutMs, () =>
       client.publish(topicFor(deviceId, 'cmd'), encode('cmd', commandToWire(id, command)), { qos: 1 }),
     );
@@ -371,7 +401,11 @@ export class TwinRegistry {
     twin.latest = verdict.newest;
     if (verdict.newest) this.#summary.add(twin.deviceId, samples.length, verdict.newest);
     const last = samples[samples.length - 1]!;
-    const pk = this.#opts.devicePk(twin.deviceId);
+    if (!this.#opts.ingest) {
+      twin.lastSampleTs = Math.max(twin.lastSampleTs, last.ts, handled);
+      return;
+    }
+    const pk = this.#opts.devicePk?.(twin.deviceId);
     if (pk === undefined) {
       this.dropped.unknownDevice++;
       this.#opts.log?.('warn', `twins: telemetry from unknown device ${twin.deviceId} not stored`);
@@ -396,6 +430,11 @@ export class TwinRegistry {
 
   /** [MC-8.9] A reply counts only from the device its command went to. */
   #onReply(deviceId: string, msg: Reply): void {
+    const tag = SERVICE_COMMAND_ID.exec(msg.id)?.[1];
+    if (tag !== undefined && tag !== this.#clientSuffix) {
+      this.peerReplies++;
+      return;
+    }
     const verdict = this.#pending.reply(deviceId, msg);
     if (verdict.ok) return;
     if (verdict.why === 'unmatched')

@@ -4,11 +4,13 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import { v2Api } from '../api/v2/plugin.ts';
 import { consolePlugin } from '../console/plugin.ts';
 import { type EventViews, startEventViews } from '../events/views.ts';
+import type { SimForward } from '../sim/forward.ts';
 import { simRoutes } from '../sim/routes.ts';
-import type { World } from '../world/world.ts';
+import type { ServiceWorld } from '../world/face.ts';
 import { registerCors } from './cors.ts';
 import { type CorsPolicy, corsPolicy } from './cors-policy.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
@@ -34,7 +36,7 @@ declare module 'fastify' {
 }
 
 export interface HttpAppOptions {
-  world: World;
+  world: ServiceWorld;
   adminToken: string;
   /** Requests per minute per API key; 0 turns the limit off. */
   rateLimit?: number;
@@ -45,6 +47,10 @@ export interface HttpAppOptions {
   events?: EventViews;
   /** Browser origins that may call (cors.ts); default: localhost on any port. */
   cors?: CorsPolicy;
+  /** The rate limit's shared counters (api/v2/shared-limit.ts); default: in this process. */
+  redis?: Redis;
+  /** An API instance's: /sim/v1's world operations go to the world process (sim/forward.ts). */
+  simForward?: SimForward;
 }
 
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
@@ -82,7 +88,12 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     documentFor(app.swagger(), request),
   );
   app.get('/healthz', { schema: { hide: true } }, async () => success(now(), { status: 'ok' }));
-  await app.register(v2Api, { prefix: '/api/v2', world: opts.world, rateLimit: opts.rateLimit ?? 100 });
+  await app.register(v2Api, {
+    prefix: '/api/v2',
+    world: opts.world,
+    rateLimit: opts.rateLimit ?? 100,
+    redis: opts.redis,
+  });
   const events = opts.events ?? startEventViews({ bus: opts.world.bus });
   // Open event streams would keep server.close() waiting for ever: they end first.
   app.addHook('preClose', async () => events.streams.close());
@@ -92,6 +103,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     world: opts.world,
     adminToken: opts.adminToken,
     events,
+    forward: opts.simForward,
   });
   return app;
 }

@@ -9,20 +9,26 @@ import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
+import type { ServiceWorld } from '../world/face.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
-import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
 import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
 import { fleetView } from './fleet.ts';
+import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
 import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 
 export interface SimRoutesOptions {
-  world: World;
+  world: ServiceWorld;
   adminToken: string;
   /** The journal and the live streams (GET /events, /events/stream). */
   events: EventViews;
+  /**
+   * An API instance's: sends every route but LOCAL_SIM_ROUTES on to the world process (forward.ts).
+   * Default: none, this process is the world.
+   */
+  forward?: SimForward;
 }
 
 function tokenMatches(given: unknown, expected: string): boolean {
@@ -51,6 +57,14 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     if (!tokenMatches(request.headers['x-admin-token'], adminToken))
       throw new ApiError('admin_authentication_error');
   });
+  const { forward } = opts;
+  if (forward) {
+    // Before validation: the world validates the body as it came, and answers in its own words.
+    app.addHook('preValidation', async (request, reply) => {
+      const route = `${request.method} ${request.routeOptions.url?.slice(app.prefix.length)}`;
+      if (!LOCAL_SIM_ROUTES.has(route)) return forward(request, reply);
+    });
+  }
   eventRoutes(app, { views: opts.events, now });
 
   /**

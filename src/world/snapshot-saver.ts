@@ -5,6 +5,7 @@
 import type { VirtualClock } from '../../simulator/clock.ts';
 import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { Store } from '../store/types.ts';
+import { CLOCK_ANCHOR_SETTING, type ClockAnchor } from './clock-anchor.ts';
 import { snapshotOf } from './meter-snapshot.ts';
 import type { Log, MeterMeta } from './types.ts';
 
@@ -75,10 +76,30 @@ export class SnapshotSaver {
       const snapshots = [];
       for (const { meter, meta } of this.#opts.meters()) snapshots.push(snapshotOf(meter, meta, now));
       if (snapshots.length > 0) await this.#opts.store.saveMeterSnapshots(snapshots);
-      await this.#opts.store.setSetting('clock.offset', String(this.#opts.clock.offset()));
-      // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
-      await this.#opts.store.setSetting('clock.speed', String(this.#opts.clock.speed));
+      await this.#saveClock();
     });
+  }
+
+  /** Persists the clock alone (a jump's new line, before the meters live through it: world.ts). */
+  async saveClock(): Promise<ClockAnchor | undefined> {
+    let saved: ClockAnchor | undefined;
+    await this.#enqueue(async () => {
+      saved = await this.#saveClock();
+    });
+    return saved;
+  }
+
+  async #saveClock(): Promise<ClockAnchor> {
+    const { clock, store } = this.#opts;
+    await store.setSetting('clock.offset', String(clock.offset()));
+    // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
+    await store.setSetting('clock.speed', String(clock.speed));
+    // API instances follow the world's clock from this one row (src/instance/world-clock.ts): both
+    // ends of the line and its slope, written at once so a reader never mixes two saves.
+    const vt = clock.now();
+    const anchor: ClockAnchor = { vt, wt: vt - clock.offset(), speed: clock.speed };
+    await store.setSetting(CLOCK_ANCHOR_SETTING, JSON.stringify(anchor));
+    return anchor;
   }
 
   /** Saves run one after another; a failed one is reported to its caller and logged, and later ones still run. */

@@ -11,8 +11,15 @@ import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
-import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
+import type { Account, DeviceRecord, Space, Store } from '../store/types.ts';
+import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
+import {
+  ANNOUNCE_WAIT_MS,
+  FOLLOWERS_FRESH_MS,
+  FOLLOWERS_SEEN_SETTING,
+  WORLD_CLOCK_TOPIC,
+} from './clock-anchor.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
 import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
@@ -56,6 +63,7 @@ export class World {
   readonly #snapshots: SnapshotSaver;
   readonly #ledger: MeterLedger;
   readonly #backfills = new Backfills();
+  readonly #accountsDesk: Accounts;
   #closed = false;
 
   private constructor(opts: WorldOptions) {
@@ -64,6 +72,7 @@ export class World {
     this.clock = opts.clock;
     this.mqttUrl = opts.mqttUrl;
     this.bus = opts.bus ?? silentBus();
+    this.#accountsDesk = new Accounts({ store: opts.store, now: () => opts.clock.now() });
     this.#writer = new BatchWriter({
       store: opts.store,
       onError: (e) => opts.log?.('error', `store: ${e.message}`),
@@ -81,6 +90,8 @@ export class World {
       bus: this.bus,
       accountOf: (id) => this.#accounts.get(id),
     });
+    // Before the fleet's own listener: API instances learn of a jump before any meter lives through it.
+    opts.clock.onAdvance(() => this.#announceJump());
     this.fleet = new Fleet({ clock: opts.clock, tickMs: opts.fleetTickMs });
     this.#snapshots = new SnapshotSaver({
       store: opts.store,
@@ -99,6 +110,22 @@ export class World {
       reportedState: (id) => this.twins.get(id)?.state ?? null,
       log: this.log,
     });
+  }
+
+  /**
+   * [spec-decisions 90] A jump's new clock line goes to the store first; while API instances follow it
+   * (one read it within FOLLOWERS_FRESH_MS, wall time: this is about processes, not the simulation),
+   * the meters wait one poll of theirs, so no instance's twins take the jump's messages for the future.
+   */
+  async #announceJump(): Promise<void> {
+    if (this.#closed) return;
+    const anchor = await this.#snapshots.saveClock();
+    // Instances take it in order with the meters' messages (clock-anchor.ts); the wait below covers a
+    // broker that does not carry it.
+    if (anchor) await this.twins.publish(WORLD_CLOCK_TOPIC, JSON.stringify(anchor)).catch(() => undefined);
+    const seen = Number(await this.store.getSetting(FOLLOWERS_SEEN_SETTING));
+    if (Number.isFinite(seen) && Date.now() - seen < FOLLOWERS_FRESH_MS)
+      await new Promise((r) => setTimeout(r, ANNOUNCE_WAIT_MS));
   }
 
   /** A virtual meter and its meta, when both exist. */
@@ -130,37 +157,16 @@ export class World {
     return this.#opts.log ?? (() => {});
   }
 
-  async createAccount(name: string, apiKey?: string): Promise<{ account: Account; apiKey: string }> {
-    const now = this.clock.now();
-    const account = await this.store.createAccount(name, now);
-    const key = apiKey ?? newToken('msk');
-    await this.store.addApiKey(account.id, key, null, now);
-    return { account, apiKey: key };
+  createAccount(name: string, apiKey?: string): Promise<{ account: Account; apiKey: string }> {
+    return this.#accountsDesk.createAccount(name, apiKey);
   }
 
-  async createApiKey(accountId: number, expiresAt: number | null, apiKey?: string): Promise<string> {
-    if (!(await this.store.getAccount(accountId)))
-      throw new WorldError('not_found', `account ${accountId} not found`);
-    const key = apiKey ?? newToken('msk');
-    await this.store.addApiKey(accountId, key, expiresAt, this.clock.now());
-    return key;
+  createApiKey(accountId: number, expiresAt: number | null, apiKey?: string): Promise<string> {
+    return this.#accountsDesk.createApiKey(accountId, expiresAt, apiKey);
   }
 
-  async createSpace(
-    input: { accountId: number; name: string; description?: string } & Partial<Udfs>,
-  ): Promise<Space> {
-    if (!(await this.store.getAccount(input.accountId)))
-      throw new WorldError('not_found', `account ${input.accountId} not found`);
-    return this.store.createSpace({
-      accountId: input.accountId,
-      name: input.name,
-      description: input.description ?? '',
-      udf1: input.udf1 ?? null,
-      udf2: input.udf2 ?? null,
-      udf3: input.udf3 ?? null,
-      udf4: input.udf4 ?? null,
-      udf5: input.udf5 ?? null,
-    });
+  createSpace(input: Parameters<Accounts['createSpace']>[0]): Promise<Space> {
+    return this.#accountsDesk.createSpace(input);
   }
 
   /** Provisions a device and starts its virtual meter on the broker with its own credentials. */

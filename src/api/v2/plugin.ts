@@ -1,6 +1,7 @@
 // The v2 API under /api/v2: every request authenticated by X-Service-API-Key, then rate limited
 // per key, then routed. Authentication runs first so an unknown key never spends anyone's quota.
 
+import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../http/errors.ts';
@@ -23,13 +24,17 @@ export async function v2Api(app: FastifyInstance, opts: V2Options): Promise<void
 
   if (opts.rateLimit > 0) {
     // Counted in wall-clock time (it protects the server, not the simulation), in this process's
-    // memory; several API instances would share a Redis store here (the plugin supports one).
+    // memory, or in Redis shared by every API instance (shared-limit.ts, spec-decisions 91). A Redis
+    // gone while running fails open (skipOnError): the limit guards the service, it must not stop it.
     await app.register(rateLimit, {
       global: true,
+      ...(opts.redis ? { redis: opts.redis, nameSpace: 'meterstack:v2-rate:', skipOnError: true } : {}),
       max: opts.rateLimit,
       timeWindow: RATE_WINDOW_MS,
       hook: 'onRequest',
-      keyGenerator: (request) => String(request.headers[API_KEY_HEADER]),
+      // Hashed: the keys may sit in a shared Redis, which is no place for credentials.
+      keyGenerator: (request) =>
+        createHash('sha256').update(String(request.headers[API_KEY_HEADER])).digest('base64url'),
       enableDraftSpec: true,
       errorResponseBuilder: (_request, context) =>
         new ApiError(

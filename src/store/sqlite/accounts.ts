@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { StoreConflictError } from '../errors.ts';
 import type { Account } from '../types.ts';
+import type { OtherWriters } from './other-writers.ts';
 import { isUniqueViolation } from './sqlite-errors.ts';
 
 interface AccountRow {
@@ -25,13 +26,17 @@ export class Accounts {
   /**
    * Keys found valid, with their expiry: every v2 request authenticates, and a query (plus a sha256) per
    * request cost more than the rest of a GET. Keyed by the key as presented, in memory only (the file
-   * keeps only hashes). This store is the only writer of its file; revokeKey drops the entry. Unknown
-   * keys are not cached (no growth from guessing), and the map is bounded.
+   * keeps only hashes). revokeKey drops the entry; a commit by another process (a key revoked through
+   * another API instance) drops them all (other-writers.ts). Unknown keys are not cached (no growth
+   * from guessing), and the map is bounded.
    */
-  readonly #valid = new Map<string, { account: Account; expiresAt: number | null }>();
+  readonly #valid: Map<string, { account: Account; expiresAt: number | null }>;
+  readonly #writers: OtherWriters;
   readonly #revokeKey: Database.Statement<[number, string]>;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, writers: OtherWriters) {
+    this.#writers = writers;
+    this.#valid = writers.track(new Map());
     this.#insertAccount = db.prepare(
       'INSERT INTO accounts (name, created_at) VALUES (?, ?) RETURNING id, name, created_at',
     );
@@ -69,6 +74,7 @@ export class Accounts {
   }
 
   accountForKey(key: string, now: number): Account | null {
+    this.#writers.check();
     const hit = this.#valid.get(key);
     if (hit) return hit.expiresAt === null || hit.expiresAt > now ? hit.account : null;
     const row = this.#accountForKey.get(hashApiKey(key), now);

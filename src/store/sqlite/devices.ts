@@ -4,6 +4,7 @@
 import type Database from 'better-sqlite3';
 import { StoreConflictError } from '../errors.ts';
 import type { DevicePatch, DeviceRecord, NewDevice, Space, SpacePatch } from '../types.ts';
+import type { OtherWriters } from './other-writers.ts';
 import { isUniqueViolation } from './sqlite-errors.ts';
 
 type Udf = string | null;
@@ -56,10 +57,13 @@ export class Spaces {
   readonly #get: Database.Statement<[number], SpaceRow>;
   readonly #list: Database.Statement<[number], SpaceRow>;
   readonly #update: Database.Statement<PatchParams, SpaceRow>;
-  /** Read-through cache (every GET of a space reads it): this store is the only writer of its file. */
-  readonly #byId = new Map<number, Space>();
+  /** Read-through cache (every GET of a space reads it), dropped when another process writes. */
+  readonly #byId: Map<number, Space>;
+  readonly #writers: OtherWriters;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, writers: OtherWriters) {
+    this.#writers = writers;
+    this.#byId = writers.track(new Map());
     this.#insert = db.prepare(`
       INSERT INTO spaces (account_id, name, description, udf1, udf2, udf3, udf4, udf5)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${SPACE_COLUMNS}`);
@@ -75,6 +79,7 @@ export class Spaces {
   }
 
   get(id: number): Space | null {
+    this.#writers.check();
     const hit = this.#byId.get(id);
     if (hit) return hit;
     const row = this.#get.get(id);
@@ -104,13 +109,18 @@ export class Devices {
   readonly #update: Database.Statement<PatchParams, DeviceRow>;
   readonly #secretHash: Database.Statement<[string], { mqtt_secret_hash: string }>;
   /**
-   * Read-through caches for the per-request lookups (a device by id, the devices of a space): this store
-   * is the only writer of its file, devices are never deleted, and a device never changes space.
+   * Read-through caches for the per-request lookups (a device by id, the devices of a space): devices
+   * are never deleted and a device never changes space; own writes update them, another process's
+   * commit drops them (other-writers.ts).
    */
-  readonly #byId = new Map<string, DeviceRecord>();
-  readonly #bySpace = new Map<number, readonly DeviceRecord[]>();
+  readonly #byId: Map<string, DeviceRecord>;
+  readonly #bySpace: Map<number, readonly DeviceRecord[]>;
+  readonly #writers: OtherWriters;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, writers: OtherWriters) {
+    this.#writers = writers;
+    this.#byId = writers.track(new Map());
+    this.#bySpace = writers.track(new Map());
     this.#insert = db.prepare(`
       INSERT INTO devices (device_id, account_id, space_id, name, description, model, kind, mqtt_secret_hash,
         udf1, udf2, udf3, udf4, udf5, created_at)
@@ -160,6 +170,7 @@ export class Devices {
   }
 
   get(deviceId: string): DeviceRecord | null {
+    this.#writers.check();
     const hit = this.#byId.get(deviceId);
     if (hit) return hit;
     const row = this.#get.get(deviceId);
@@ -179,6 +190,7 @@ export class Devices {
     const params = [accountId, spaceId].filter((v): v is number => v !== undefined);
     const which = (accountId === undefined ? 0 : 1) + (spaceId === undefined ? 0 : 2);
     if (which === 2) {
+      this.#writers.check();
       let list = this.#bySpace.get(spaceId!);
       if (!list) {
         list = this.#list[2]!.all(spaceId!).map((r) => Object.freeze(toDevice(r)));

@@ -32,6 +32,7 @@ import { History } from './history.ts';
 import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
 import { assertWritable, openError, prepareDatabaseDir } from './open-path.ts';
+import { OtherWriters } from './other-writers.ts';
 import { Reports } from './reports.ts';
 import { Samples } from './samples.ts';
 import { Settings, Snapshots } from './snapshots.ts';
@@ -102,9 +103,11 @@ export class SqliteStore implements Store {
 
   constructor(db: Database.Database) {
     this.#db = db;
-    this.#accounts = new Accounts(db);
-    this.#spaces = new Spaces(db);
-    this.#devices = new Devices(db);
+    // Other processes may write this file too (API instances, issue 11 §4): the caches watch for it.
+    const writers = new OtherWriters(db);
+    this.#accounts = new Accounts(db, writers);
+    this.#spaces = new Spaces(db, writers);
+    this.#devices = new Devices(db, writers);
     this.#samples = new Samples(db);
     this.#history = new History(db);
     this.#ledger = new Ledger(db);

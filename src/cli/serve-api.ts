@@ -1,0 +1,90 @@
+// `meterstack serve --api-only`: an API instance (src/instance/start.ts) with its banner and signals.
+
+import type { Writable } from 'node:stream';
+import { startApiInstance } from '../instance/start.ts';
+import { BusLogger } from '../log/bus-logger.ts';
+import { createLogger } from '../log/logger.ts';
+import type { ServiceConfig } from '../service.ts';
+import type { LoggingConfig } from './config.ts';
+
+type Level = 'info' | 'warn' | 'error';
+
+function instanceBanner(i: {
+  httpUrl: string;
+  mqttUrl: string;
+  adminToken: string;
+  db: string;
+  generated: boolean;
+}): string {
+  return [
+    '',
+    '  meterstack API instance is running (--api-only: no meters of its own)',
+    '',
+    `  HTTP API     ${i.httpUrl}`,
+    '               OpenAPI /openapi.json, Swagger UI /docs',
+    `  admin token  ${i.adminToken}`,
+    ...(i.generated ? ["               (generated: /sim/v1's world operations need the world's token)"] : []),
+    `  MQTT broker  ${i.mqttUrl}   (shared, the world process's)`,
+    `  database     ${i.db}   (shared)`,
+    '',
+    '',
+  ].join('\n');
+}
+
+export async function runApiInstance(
+  config: Omit<ServiceConfig, 'log'>,
+  logging: LoggingConfig,
+  generatedAdminToken: boolean,
+  stdout: Writable = process.stdout,
+): Promise<void> {
+  const logger = createLogger(logging);
+  let busLogger: BusLogger | null = null;
+  let say = (level: Level, msg: string) => logger[level]({ type: 'log' }, msg);
+  // Before the bus exists straight to pino, then as `log` events the bus logger writes (issue 9 §2).
+  const log = (level: Level, msg: string) => say(level, msg);
+  let svc: Awaited<ReturnType<typeof startApiInstance>>;
+  try {
+    svc = await startApiInstance({
+      ...config,
+      log,
+      events: {
+        ...config.events,
+        onBus: (bus) => {
+          if (!bus.enabled) return;
+          busLogger = new BusLogger(bus, { logger });
+          say = (level, msg) => bus.emit('log', { level, msg });
+        },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`meterstack serve --api-only: could not start: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  stdout.write(
+    instanceBanner({
+      httpUrl: svc.httpUrl,
+      mqttUrl: svc.mqttUrl,
+      adminToken: svc.adminToken,
+      db: config.db,
+      generated: generatedAdminToken,
+    }),
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say('info', `${signal}: shutting down`);
+    try {
+      await svc.close();
+      say('info', 'stopped cleanly');
+    } catch (err) {
+      say('error', `shutdown: ${(err as Error).message}`);
+      process.exitCode = 1;
+    }
+    busLogger?.close();
+    process.exit();
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}

@@ -1,0 +1,36 @@
+// What the HTTP facade (v2 API, /sim/v1, console) needs of a world. The World (world.ts) is one; an
+// API instance's ApiWorld (src/instance/api-world.ts) is the other: same store and twins, a clock that
+// follows the world's, and no meters of its own (issue 11 §4: world operations are forwarded).
+
+import type { Fleet } from '../../simulator/fleet.ts';
+import type { World } from './world.ts';
+
+/** A clock to read: the world's VirtualClock, or an instance's copy that follows it. */
+export interface ClockView {
+  now(): number;
+  readonly speed: number;
+}
+
+export type ServiceWorld = Pick<
+  World,
+  | 'store'
+  | 'twins'
+  | 'bus'
+  | 'log'
+  | 'mqttUrl'
+  | 'createAccount'
+  | 'createApiKey'
+  | 'createSpace'
+  | 'provisionDevice'
+  | 'setOnline'
+  | 'meter'
+  | 'recharge'
+  | 'checkLedger'
+  | 'advance'
+  | 'setSpeed'
+  | 'backfills'
+  | 'reconciliation'
+> & {
+  readonly clock: ClockView;
+  readonly fleet: Pick<Fleet, 'meters'>;
+};
