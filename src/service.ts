@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
-import { connectExternalBroker } from './broker/external.ts';
+import { type BrokerLogins, connectExternalBroker } from './broker/external.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
 import { EventBus } from './events/bus.ts';
@@ -32,6 +32,8 @@ export interface ServiceConfig {
    * the embedded aedes (issue 11; docs/scale.md). Default: the embedded broker on `mqttPort`.
    */
   broker?: string;
+  /** Who keeps meters' logins on the external broker (src/broker/external.ts). Default `dynsec`. */
+  brokerLogins?: BrokerLogins;
   /** File path, ':memory:' or a store URL. */
   db: string;
   /** Create the database file's directory (one level) if missing; else it must exist. Default false. */
@@ -211,7 +213,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
 
   const caps = connectionCaps(config, log);
   const meterBroker = config.broker
-    ? await connectExternalBroker({ url: config.broker, log })
+    ? await connectExternalBroker({
+        url: config.broker,
+        logins: config.brokerLogins,
+        watch: { username: ADMIN_MQTT_USERNAME, password: config.adminToken },
+        log,
+      })
     : embeddedServiceBroker(
         await startBroker({
           host: config.host,

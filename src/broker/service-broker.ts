@@ -11,8 +11,15 @@ export interface BrokerLogin {
   password: string;
 }
 
+/**
+ * Who checks meters' logins: the store (embedded), meterstack through Mosquitto's dynamic security
+ * (`dynsec`), or the broker's own administrator (`unmanaged`, e.g. RabbitMQ).
+ */
+export type MeterLogins = 'store' | 'dynsec' | 'unmanaged';
+
 export interface ServiceBroker {
   kind: BrokerKind;
+  logins: MeterLogins;
   /** Where meters and the service connect: mqtt://host:port, never with credentials in it. */
   url: string;
   /** The service's own login on it: the twins subscribe and command with it. */
@@ -39,6 +46,7 @@ export interface ServiceBroker {
 export function embeddedServiceBroker(broker: Broker, service: BrokerLogin): ServiceBroker {
   return {
     kind: 'embedded',
+    logins: 'store',
     url: broker.url,
     service,
     addMeter: async () => {},

@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { parseBrokerUrl } from '../broker/external.ts';
+import { BROKER_LOGINS, parseBrokerUrl } from '../broker/external.ts';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
 import { DEFAULT_JOURNAL_SIZE } from '../events/journal.ts';
 import { type CorsOrigins, corsPolicy, parseCorsFlag } from '../http/cors-policy.ts';
@@ -18,7 +18,10 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --mqtt-port N       MQTT port of the embedded broker (default 1883; the next free one if taken)
                                                                             METERSTACK_MQTT_PORT
   --broker URL        an external MQTT broker instead of the embedded one,     METERSTACK_BROKER
-                      mqtt://user:password@host:port with the service's login (docs/scale.md)
+                      mqtt://user:password@host:port with the service's login (docs/brokers.md)
+  --broker-logins K   dynsec (default): meterstack makes each meter's login and    METERSTACK_BROKER_LOGINS
+                      ACL through Mosquitto's dynamic-security plugin (the URL's login
+                      must administer it); unmanaged: the broker's own (RabbitMQ, ...)
   --host H            address to listen on (default 127.0.0.1)              METERSTACK_HOST
   --db PATH           SQLite file or :memory: (default ./data/meterstack.db) METERSTACK_DB
                       its directory must exist (only the default ./data is created)
@@ -63,6 +66,7 @@ const OPTIONS = {
   'mqtt-port': { type: 'string' },
   host: { type: 'string' },
   broker: { type: 'string' },
+  'broker-logins': { type: 'string' },
   db: { type: 'string' },
   'admin-token': { type: 'string' },
   'api-key': { type: 'string' },
@@ -221,6 +225,7 @@ export function parseServeConfig(
       httpPort: int(pick(values, env, 'http-port'), 'http-port', 8080, 0, 65535),
       mqttPort: int(pick(values, env, 'mqtt-port'), 'mqtt-port', 1883, 0, 65535),
       broker: brokerUrl(pick(values, env, 'broker')),
+      brokerLogins: oneOf(pick(values, env, 'broker-logins'), 'broker-logins', BROKER_LOGINS, 'dynsec'),
       db,
       // Only the default's ./data is created; a --db in a missing directory is an error naming it.
       createDbDir: db === DEFAULT_DB,
