@@ -17,15 +17,17 @@ export interface BrokerRefusal {
   foreignPublishCloses: boolean;
   /** CONNACK for a meter's login with another client id: 2 identifier rejected, or 5 not authorized. */
   wrongClientId: number;
+  /** CONNACK for a wrong password: 4 bad username or password (aedes), 5 not authorized (Mosquitto). */
+  badPassword: number;
   /** Whether the broker logs which publish it refused, in the service's log (aedes runs in-process). */
   logsRefusals: boolean;
 }
 
 export const REFUSAL: Record<BrokerUnderTest, BrokerRefusal> = {
-  embedded: { foreignPublishCloses: true, wrongClientId: 2, logsRefusals: true },
+  embedded: { foreignPublishCloses: true, wrongClientId: 2, badPassword: 4, logsRefusals: true },
   // Mosquitto's ACL check drops a denied PUBLISH (QoS 1 still gets its PUBACK) and keeps the
   // connection; dynsec refuses a client id that is not the login's pinned one as "not authorized".
-  mosquitto: { foreignPublishCloses: false, wrongClientId: 5, logsRefusals: false },
+  mosquitto: { foreignPublishCloses: false, wrongClientId: 5, badPassword: 5, logsRefusals: false },
 };
 
 export interface ServiceOnBroker extends TestService {
