@@ -54,7 +54,8 @@ export class DynsecClient {
       req.items.forEach((p, i) => {
         const r = results.get(i);
         if (r) p.resolve(r);
-        else p.reject(new DynsecError(`dynamic security at ${this.#opts.url} did not answer ${p.cmd.command}`));
+        else
+          p.reject(new DynsecError(`dynamic security at ${this.#opts.url} did not answer ${p.cmd.command}`));
       });
       return;
     }
@@ -72,7 +73,9 @@ export class DynsecClient {
   static async open(opts: DynsecClientOptions): Promise<DynsecClient> {
     const client = new DynsecClient(opts);
     const where = `the MQTT broker at ${opts.url}`;
-    const granted = await opts.mqtt.subscribeAsync(DYNSEC_RESPONSE_TOPIC, { qos: 1 }).catch(() => [{ qos: 128 }]);
+    const granted = await opts.mqtt
+      .subscribeAsync(DYNSEC_RESPONSE_TOPIC, { qos: 1 })
+      .catch(() => [{ qos: 128 }]);
     if (granted[0]?.qos === 128) {
       throw new DynsecError(
         `${where}: the service's login may not subscribe to ${DYNSEC_RESPONSE_TOPIC}; give it the dynsec ` +
@@ -103,7 +106,10 @@ export class DynsecClient {
   }
 
   /** Runs a command and throws unless it succeeded or `tolerate` accepts its error. */
-  async must(cmd: DynsecCommand, tolerate: (r: DynsecResult) => boolean = () => false): Promise<DynsecResult> {
+  async must(
+    cmd: DynsecCommand,
+    tolerate: (r: DynsecResult) => boolean = () => false,
+  ): Promise<DynsecResult> {
     const r = await this.run(cmd);
     if (!r.ok && !tolerate(r))
       throw new DynsecError(`dynamic security at ${this.#opts.url}: ${cmd.command} failed: ${r.error}`);
@@ -114,7 +120,12 @@ export class DynsecClient {
    * Makes a login exist with this password, client id and role, whether it is new or not (a service
    * restart, a second process): create it, or else set password, client id and role on the one there.
    */
-  async ensureClient(c: { username: string; password: string; clientid?: string; role: string }): Promise<void> {
+  async ensureClient(c: {
+    username: string;
+    password: string;
+    clientid?: string;
+    role: string;
+  }): Promise<void> {
     const created = await this.must(commands.createClient({ ...c, roles: [c.role] }), isAlreadyExists);
     if (created.ok) return;
     // Mosquitto 2.0.11 answers addClientRole for a role the client has with "Internal error": ask first.
@@ -126,11 +137,22 @@ export class DynsecClient {
     if (!clientRoles(there).includes(c.role)) await this.must(commands.addClientRole(c.username, c.role));
   }
 
-  /** A meter's role (its own topics only) and its login (username = client id = device id). */
-  async addMeter(deviceId: string, secret: string): Promise<void> {
+  /**
+   * A meter's role (its own topics only) and its login (username = client id = device id). A login
+   * already there is a stale one (a device id used again on a broker that outlived its store): it gets
+   * this secret. With `restore` (a restart making sure its meters' logins exist) one already there is
+   * left as it is: it was made from this very secret, and setting it again would make Mosquitto rewrite
+   * its file and kick the meter, wherever it runs.
+   */
+  async addMeter(deviceId: string, secret: string, opts: { restore?: boolean } = {}): Promise<void> {
     const role = meterRoleName(deviceId);
-    await this.must(commands.createRole(role, meterAcls(deviceId)), isAlreadyExists);
-    await this.ensureClient({ username: deviceId, password: secret, clientid: deviceId, role });
+    const client = { username: deviceId, password: secret, clientid: deviceId, role };
+    const [, created] = await Promise.all([
+      this.must(commands.createRole(role, meterAcls(deviceId)), isAlreadyExists),
+      this.must(commands.createClient({ ...client, roles: [role] }), isAlreadyExists),
+    ]);
+    if (created.ok || opts.restore) return;
+    await this.ensureClient(client);
   }
 
   /** Removes a meter's login and role; one already gone is fine. */
@@ -159,12 +181,16 @@ export class DynsecClient {
           p.reject(new DynsecError(`no answer from ${DYNSEC_TOPIC} within ${this.#opts.timeoutMs} ms`));
       }, this.#opts.timeoutMs);
       this.#waiting.set(id, { items, timer });
-      const body = encodeRequest(id, items.map((p) => p.cmd));
+      const body = encodeRequest(
+        id,
+        items.map((p) => p.cmd),
+      );
       this.#opts.mqtt.publish(DYNSEC_TOPIC, body, { qos: 1 }, (err) => {
         if (!err) return;
         clearTimeout(timer);
         this.#waiting.delete(id);
-        for (const p of items) p.reject(new DynsecError(`dynamic security at ${this.#opts.url}: ${err.message}`));
+        for (const p of items)
+          p.reject(new DynsecError(`dynamic security at ${this.#opts.url}: ${err.message}`));
       });
     }
   }

@@ -4,7 +4,12 @@
 // `{"responses":[{command, correlationData?, error?, data?}]}`, one per command, in order.
 // Tested against the real plugin in dynsec-codec.test.ts.
 
-import { METER_PUBLISHES, METER_SUBSCRIBES, TOPIC_ROOT, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import {
+  METER_PUBLISHES,
+  METER_SUBSCRIBES,
+  TOPIC_ROOT,
+  topicFor,
+} from '../../firmware-protocol/mqtt/topics.ts';
 
 export const DYNSEC_TOPIC = '$CONTROL/dynamic-security/v1';
 export const DYNSEC_RESPONSE_TOPIC = `${DYNSEC_TOPIC}/response`;
@@ -87,7 +92,12 @@ export const commands = {
   createRole: (rolename: string, acls: Acl[]): DynsecCommand => ({ command: 'createRole', rolename, acls }),
   deleteRole: (rolename: string): DynsecCommand => ({ command: 'deleteRole', rolename }),
   /** `clientid` pins the client id the login must connect with [MQTT-3.1.3-9] (no kicking another off). */
-  createClient: (c: { username: string; password: string; clientid?: string; roles: string[] }): DynsecCommand => ({
+  createClient: (c: {
+    username: string;
+    password: string;
+    clientid?: string;
+    roles: string[];
+  }): DynsecCommand => ({
     command: 'createClient',
     username: c.username,
     password: c.password,

@@ -90,13 +90,16 @@ describe.skipIf(skipWithoutMosquitto)('dynsec client against Mosquitto 2', () =>
     expect(await subscribe(m2, '#')).toBe(128);
   });
 
-  it('is idempotent: adding a meter again sets its new password; removing takes the login away', async () => {
+  it('is idempotent: adding a meter again sets its new password, restoring leaves it; removing takes the login away', async () => {
     await dynsec.addMeter('M4', 'old');
     await dynsec.addMeter('M4', 'new');
     expect(await clients.refused({ clientId: 'M4', username: 'M4', password: 'old' })).toBe(5);
     await clients.connect({ clientId: 'M4', username: 'M4', password: 'new' });
     const roles = await dynsec.run(commands.getClient('M4'));
     expect(clientRoles(roles)).toEqual([meterRoleName('M4')]);
+    // A restart's restore leaves a login that is there alone (no rewrite, no kick of the meter).
+    await dynsec.addMeter('M4', 'other', { restore: true });
+    await clients.connect({ clientId: 'M4', username: 'M4', password: 'new' });
     await dynsec.removeMeter('M4');
     await dynsec.removeMeter('M4');
     expect(await clients.refused({ clientId: 'M4', username: 'M4', password: 'new' })).toBe(5);
@@ -114,7 +117,9 @@ describe.skipIf(skipWithoutMosquitto)('dynsec client against Mosquitto 2', () =>
     try {
       const err = await DynsecClient.open({ mqtt, url: plain.url, timeoutMs: 500 }).catch((e: Error) => e);
       expect(err).toBeInstanceOf(DynsecError);
-      expect((err as Error).message).toContain(`the MQTT broker at ${plain.url} has no dynamic-security plugin`);
+      expect((err as Error).message).toContain(
+        `the MQTT broker at ${plain.url} has no dynamic-security plugin`,
+      );
     } finally {
       await mqtt.endAsync(true);
       await plain.stop();

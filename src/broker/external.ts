@@ -74,7 +74,10 @@ export async function connectExternalBroker(opts: ExternalBrokerOptions): Promis
   const mqtt = await probeLogin(url, login, timeoutMs);
   if (logins === 'unmanaged') {
     await mqtt.endAsync();
-    opts.log('info', `MQTT: using the external broker at ${url} as ${login.username}; logins are the broker's own`);
+    opts.log(
+      'info',
+      `MQTT: using the external broker at ${url} as ${login.username}; logins are the broker's own`,
+    );
     return externalBroker(url, login, 'unmanaged', null, async () => {});
   }
   let dynsec: DynsecClient;
@@ -107,7 +110,9 @@ export async function connectExternalBroker(opts: ExternalBrokerOptions): Promis
 export function serviceLogin(admin: BrokerLogin): BrokerLogin {
   return {
     username: SERVICE_ROLE,
-    password: createHmac('sha256', admin.password).update(`meterstack-service:${admin.username}`).digest('base64url'),
+    password: createHmac('sha256', admin.password)
+      .update(`meterstack-service:${admin.username}`)
+      .digest('base64url'),
   };
 }
 
@@ -123,7 +128,7 @@ function externalBroker(
     logins,
     url,
     service: login,
-    addMeter: dynsec ? (id, secret) => dynsec.addMeter(id, secret) : async () => {},
+    addMeter: dynsec ? (id, secret, o) => dynsec.addMeter(id, secret, o) : async () => {},
     removeMeter: dynsec ? (id) => dynsec.removeMeter(id) : async () => {},
     onMeterLinkTimeout: () => () => {},
     embedded: null,
@@ -136,7 +141,11 @@ function externalBroker(
  * password unless the derived one no longer opens it: Mosquitto kicks every connection of a login
  * whose password is set, which would drop another API instance's twins for nothing.
  */
-async function setUpService(dynsec: DynsecClient, service: BrokerLogin, at: { url: string; timeoutMs: number }) {
+async function setUpService(
+  dynsec: DynsecClient,
+  service: BrokerLogin,
+  at: { url: string; timeoutMs: number },
+) {
   await dynsec.must(commands.createRole(SERVICE_ROLE, serviceAcls()), isAlreadyExists);
   const created = await dynsec.run(commands.createClient({ ...service, roles: [SERVICE_ROLE] }));
   if (created.ok) return;
@@ -154,7 +163,12 @@ async function setUpService(dynsec: DynsecClient, service: BrokerLogin, at: { ur
  * [MC-2.6] The watcher's login (`admin`, password = admin token) and its read-only role, unless a login
  * of that name is someone else's (it has not our role): that one is left alone, with a warning.
  */
-async function setUpWatch(dynsec: DynsecClient, service: BrokerLogin, watch: BrokerLogin | undefined, log: Log) {
+async function setUpWatch(
+  dynsec: DynsecClient,
+  service: BrokerLogin,
+  watch: BrokerLogin | undefined,
+  log: Log,
+) {
   if (!watch || watch.username === service.username) return;
   await dynsec.must(commands.createRole(WATCH_ROLE, watchAcls()), isAlreadyExists);
   const created = await dynsec.run(commands.createClient({ ...watch, roles: [WATCH_ROLE] }));
@@ -163,7 +177,10 @@ async function setUpWatch(dynsec: DynsecClient, service: BrokerLogin, watch: Bro
   if (clientRoles(there).includes(WATCH_ROLE)) {
     await dynsec.must(commands.setClientPassword(watch.username, watch.password));
   } else {
-    log('warn', `MQTT: the broker already has a login '${watch.username}' that is not meterstack's; no watcher login`);
+    log(
+      'warn',
+      `MQTT: the broker already has a login '${watch.username}' that is not meterstack's; no watcher login`,
+    );
   }
 }
 
@@ -194,7 +211,11 @@ async function probeLogin(url: string, login: BrokerLogin, timeoutMs: number): P
         ? 'nothing listens there (connection refused)'
         : err.code === 'ENOTFOUND'
           ? 'no such host'
-          : err.code === 4 || err.code === 5 || err.code === 134 || err.code === 135 || /not authori|bad user/i.test(err.message)
+          : err.code === 4 ||
+              err.code === 5 ||
+              err.code === 134 ||
+              err.code === 135 ||
+              /not authori|bad user/i.test(err.message)
             ? `it refused the login of '${login.username}' (${err.message})`
             : err.message;
     throw new BrokerConfigError(`the MQTT broker at ${url}: ${why}`);

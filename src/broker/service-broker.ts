@@ -27,9 +27,10 @@ export interface ServiceBroker {
   /**
    * Gives a meter its login and a topic ACL limited to its own `meterstack/v1/{id}/…`, where the broker
    * keeps logins itself (Mosquitto's dynamic security); resolves once the broker took it. The embedded
-   * broker checks logins against the store, so there it does nothing.
+   * broker checks logins against the store, so there it does nothing. `restore`: a restart making
+   * sure the login exists; one already there is left untouched (dynsec-client.ts says why).
    */
-  addMeter(deviceId: string, secret: string): Promise<void>;
+  addMeter(deviceId: string, secret: string, opts?: { restore?: boolean }): Promise<void>;
   /** Takes a meter's login and ACL away again. */
   removeMeter(deviceId: string): Promise<void>;
   /**

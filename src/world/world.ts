@@ -403,7 +403,7 @@ export class World {
     for (const device of devices) {
       const snap = device.kind === 'virtual' ? snapshots.get(device.pk) : undefined;
       const secret = snap ? (JSON.parse(snap.state) as Partial<SnapshotBody>).secret : undefined;
-      if (typeof secret === 'string') made.push(logins.addMeter(device.deviceId, secret));
+      if (typeof secret === 'string') made.push(logins.addMeter(device.deviceId, secret, { restore: true }));
     }
     await Promise.all(made);
   }

@@ -54,6 +54,9 @@ export async function startMosquitto(opts: MosquittoOptions = {}): Promise<Runni
     ...(process.getuid?.() === 0 ? ['user root'] : []),
     `listener ${port} 127.0.0.1`,
     'allow_anonymous false',
+    // Mosquitto leaves Nagle on by default: every small answer (a PUBACK, a dynsec response, a
+    // command) then waits ~40 ms for the peer's delayed ACK (docs/brokers.md).
+    'set_tcp_nodelay true',
     'persistence false',
     `log_dest file ${logFile}`,
     'log_type error',
@@ -63,12 +66,16 @@ export async function startMosquitto(opts: MosquittoOptions = {}): Promise<Runni
   ];
   if (dynsec) {
     const file = join(dir, 'dynamic-security.json');
-    execFileSync(MOSQUITTO_CTRL, ['dynsec', 'init', file, admin.username, admin.password], { stdio: 'ignore' });
+    execFileSync(MOSQUITTO_CTRL, ['dynsec', 'init', file, admin.username, admin.password], {
+      stdio: 'ignore',
+    });
     lines.push(`plugin ${DYNSEC_PLUGIN}`, `plugin_opt_config_file ${file}`);
   } else {
     const pw = join(dir, 'passwd');
     writeFileSync(pw, '');
-    execFileSync('/usr/bin/mosquitto_passwd', ['-b', pw, admin.username, admin.password], { stdio: 'ignore' });
+    execFileSync('/usr/bin/mosquitto_passwd', ['-b', pw, admin.username, admin.password], {
+      stdio: 'ignore',
+    });
     lines.push(`password_file ${pw}`);
   }
   lines.push(...(opts.conf ?? []));
