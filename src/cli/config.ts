@@ -17,11 +17,12 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --http-port N       HTTP port (default 8080; the next free one if taken)   METERSTACK_HTTP_PORT
   --mqtt-port N       MQTT port of the embedded broker (default 1883; the next free one if taken)
                                                                             METERSTACK_MQTT_PORT
-  --broker URL        an external MQTT broker instead of the embedded one,     METERSTACK_BROKER
+  --broker URL        an external MQTT broker instead of the embedded one,  METERSTACK_BROKER
                       mqtt://user:password@host:port with the service's login (docs/brokers.md)
-  --broker-logins K   dynsec (default): meterstack makes each meter's login and    METERSTACK_BROKER_LOGINS
-                      ACL through Mosquitto's dynamic-security plugin (the URL's login
-                      must administer it); unmanaged: the broker's own (RabbitMQ, ...)
+  --broker-logins K   who makes meters' logins there: dynsec (default), meterstack
+                      through Mosquitto's dynamic security (the URL's login administers
+                      it); unmanaged, the broker's own (RabbitMQ, ...)
+                                                                            METERSTACK_BROKER_LOGINS
   --host H            address to listen on (default 127.0.0.1)              METERSTACK_HOST
   --db PATH           SQLite file or :memory: (default ./data/meterstack.db) METERSTACK_DB
                       its directory must exist (only the default ./data is created)

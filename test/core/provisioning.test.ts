@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import { subscribe } from '../../src/broker/test-helpers.ts';
+import { createMeterClient } from '../../src/mqtt/connect.ts';
 import { BROKERS, REFUSAL, type ServiceOnBroker, startServiceOn } from '../helpers/brokers.ts';
 import { Inbox, ServiceClients } from '../helpers/mqtt.ts';
 import { ADMIN_TOKEN, newAccount, ok, provision } from '../helpers/service.ts';
@@ -128,6 +129,28 @@ describe.each(BROKERS)('on the %s broker', (broker) => {
       );
       expect(t.svc.world.twins.get(device_id)?.online).toBe(true);
       expect(mqtt.password).toMatch(/^mqs_/);
+    });
+
+    it('let a meter with a will go offline by it when its socket dies [MC-6.2]', async () => {
+      const { device_id, mqtt } = await provision(t.sim, { account_id: accountId, external: true });
+      const meter = createMeterClient({
+        url: mqtt.url,
+        deviceId: device_id,
+        password: mqtt.password,
+        reconnectPeriod: 0,
+      });
+      await new Promise<void>((resolve, reject) => {
+        meter.once('connect', () => resolve());
+        meter.once('error', reject);
+      });
+      await meter.publishAsync(topicFor(device_id, 'availability'), JSON.stringify({ v: 1, online: true }), {
+        qos: 1,
+        retain: true,
+      });
+      expect(await t.svc.world.twins.waitForAvailability(device_id, true, 2_000)).toBe(true);
+      meter.stream.destroy();
+      expect(await t.svc.world.twins.waitForAvailability(device_id, false, 5_000)).toBe(true);
+      meter.end(true);
     });
   });
 });
