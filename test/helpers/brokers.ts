@@ -30,6 +30,9 @@ export const REFUSAL: Record<BrokerUnderTest, BrokerRefusal> = {
   mosquitto: { foreignPublishCloses: false, wrongClientId: 5, badPassword: 5, logsRefusals: false },
 };
 
+/** 263,168 bytes of remaining length [MC-10.1] plus the largest fixed header. */
+export const MOSQUITTO_MAX_PACKET = 263_168 + 5;
+
 export interface ServiceOnBroker extends TestService {
   broker: BrokerUnderTest;
   /** The Mosquitto this service uses, if it is that one. */
@@ -42,7 +45,8 @@ export async function startServiceOn(
   overrides: Partial<ServiceConfig> = {},
 ): Promise<ServiceOnBroker> {
   if (broker === 'embedded') return { ...(await startTestService(overrides)), broker, mosquitto: null };
-  const mosquitto = await startMosquitto();
+  // [MC-10.1] Mosquitto's max_packet_size counts the fixed header too (1 + up to 4 bytes).
+  const mosquitto = await startMosquitto({ conf: [`max_packet_size ${MOSQUITTO_MAX_PACKET}`] });
   try {
     const t = await startTestService({ broker: mosquitto.brokerUrl, brokerLogins: 'dynsec', ...overrides });
     return {
