@@ -53,8 +53,8 @@ describe.each(BROKERS)('on the %s broker', (broker) => {
         }),
       ];
       // aedes closes the connection before it acks: those publishes end unacknowledged.
-    for (const p of sent) p.catch(() => {});
-    if (gone) await gone;
+      for (const p of sent) p.catch(() => {});
+      if (gone) await gone;
       else await Promise.all(sent); // Mosquitto acks and drops them; A stays connected
       if (refusal.logsRefusals)
         expect(t.logs.join('\n')).toContain(`publish to ${topicFor(b.device_id, 'telemetry')} not allowed`);
