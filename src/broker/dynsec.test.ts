@@ -15,6 +15,7 @@ import {
   meterAcls,
   meterRoleName,
 } from './dynsec-codec.ts';
+import { connectExternalBroker } from './external.ts';
 import { subscribe, TestClients } from './test-helpers.ts';
 
 describe('dynsec codec', () => {
@@ -109,6 +110,17 @@ describe.skipIf(skipWithoutMosquitto)('dynsec client against Mosquitto 2', () =>
     const ids = Array.from({ length: 300 }, (_, i) => `B${i}`);
     await Promise.all(ids.map((id) => dynsec.addMeter(id, `pw-${id}`)));
     await clients.connect({ clientId: 'B299', username: 'B299', password: 'pw-B299' });
+  });
+
+  it('connectExternalBroker survives its broker going away (logged, not thrown)', async () => {
+    const other = await startMosquitto();
+    const logs: string[] = [];
+    const broker = await connectExternalBroker({ url: other.brokerUrl, log: (_l, m) => logs.push(m) });
+    expect(broker).toMatchObject({ kind: 'external', logins: 'dynsec', url: other.url });
+    await other.stop();
+    await new Promise((r) => setTimeout(r, 1_500)); // a reconnect attempt or two
+    expect(logs.some((m) => m.startsWith(`MQTT: dynamic-security connection to ${other.url}`))).toBe(true);
+    await broker.close();
   });
 
   it('refuses to open against a broker without the plugin, naming it, within its timeout', async () => {

@@ -80,6 +80,9 @@ export async function connectExternalBroker(opts: ExternalBrokerOptions): Promis
     );
     return externalBroker(url, login, 'unmanaged', null, async () => {});
   }
+  // The management connection lives as long as the service and reconnects by itself; an 'error'
+  // with no listener would end the process.
+  mqtt.on('error', (err) => opts.log('warn', `MQTT: dynamic-security connection to ${url}: ${err.message}`));
   let dynsec: DynsecClient;
   let service: BrokerLogin;
   try {
