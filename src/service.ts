@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
 import { connectRateLimitRedis } from './api/v2/shared-limit.ts';
-import { connectExternalBroker } from './broker/external.ts';
+import { type BrokerLogins, connectExternalBroker } from './broker/external.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
 import { EventBus } from './events/bus.ts';
@@ -40,6 +40,8 @@ export interface ServiceConfig {
   apiOnly?: boolean;
   /** The v2 rate limit's counters in Redis, shared by API instances (`serve --redis`). */
   redis?: string;
+  /** Who keeps meters' logins on the external broker (src/broker/external.ts). Default `dynsec`. */
+  brokerLogins?: BrokerLogins;
   /** File path, ':memory:' or a store URL. */
   db: string;
   /** Create the database file's directory (one level) if missing; else it must exist. Default false. */
@@ -219,7 +221,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
 
   const caps = connectionCaps(config, log);
   const meterBroker = config.broker
-    ? await connectExternalBroker({ url: config.broker, log })
+    ? await connectExternalBroker({
+        url: config.broker,
+        logins: config.brokerLogins,
+        watch: { username: ADMIN_MQTT_USERNAME, password: config.adminToken },
+        log,
+      })
     : embeddedServiceBroker(
         await startBroker({
           host: config.host,

@@ -11,8 +11,15 @@ export interface BrokerLogin {
   password: string;
 }
 
+/**
+ * Who checks meters' logins: the store (embedded), meterstack through Mosquitto's dynamic security
+ * (`dynsec`), or the broker's own administrator (`unmanaged`, e.g. RabbitMQ).
+ */
+export type MeterLogins = 'store' | 'dynsec' | 'unmanaged';
+
 export interface ServiceBroker {
   kind: BrokerKind;
+  logins: MeterLogins;
   /** Where meters and the service connect: mqtt://host:port, never with credentials in it. */
   url: string;
   /** The service's own login on it: the twins subscribe and command with it. */
@@ -20,9 +27,10 @@ export interface ServiceBroker {
   /**
    * Gives a meter its login and a topic ACL limited to its own `meterstack/v1/{id}/…`, where the broker
    * keeps logins itself (Mosquitto's dynamic security); resolves once the broker took it. The embedded
-   * broker checks logins against the store, so there it does nothing.
+   * broker checks logins against the store, so there it does nothing. `restore`: a restart making
+   * sure the login exists; one already there is left untouched (dynsec-client.ts says why).
    */
-  addMeter(deviceId: string, secret: string): Promise<void>;
+  addMeter(deviceId: string, secret: string, opts?: { restore?: boolean }): Promise<void>;
   /** Takes a meter's login and ACL away again. */
   removeMeter(deviceId: string): Promise<void>;
   /**
@@ -39,6 +47,7 @@ export interface ServiceBroker {
 export function embeddedServiceBroker(broker: Broker, service: BrokerLogin): ServiceBroker {
   return {
     kind: 'embedded',
+    logins: 'store',
     url: broker.url,
     service,
     addMeter: async () => {},

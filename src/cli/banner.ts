@@ -3,10 +3,20 @@
 // that use them; without (--no-demo), how to make an account, a key and a meter through /sim/v1
 // (issue 8 item 20).
 
+import type { MeterLogins } from '../broker/service-broker.ts';
 import type { RunningService } from '../service.ts';
+
+/** What the banner says of the broker: which one, and who keeps meters' logins (docs/brokers.md). */
+export function brokerNote(logins: MeterLogins): string {
+  if (logins === 'store') return 'embedded (aedes)';
+  if (logins === 'dynsec') return "external; meters' logins made through Mosquitto dynamic security";
+  return "external; logins and ACLs are the broker's own (unmanaged)";
+}
 
 export interface BannerInput {
   svc: Pick<RunningService, 'httpUrl' | 'mqttUrl' | 'apiKey' | 'adminToken'>;
+  /** Who keeps meters' logins; default the embedded broker's store. */
+  brokerLogins?: MeterLogins;
   db: string;
   demo: boolean;
   generatedAdminToken: boolean;
@@ -23,7 +33,10 @@ export function banner(b: BannerInput): string {
   const a = `-H 'X-Admin-Token: ${svc.adminToken}'`;
   const json = `-H 'Content-Type: application/json'`;
   const mqtt = new URL(svc.mqttUrl);
-  const watch = `mosquitto_sub -h ${mqtt.hostname} -p ${mqtt.port} -u admin -P '${svc.adminToken}' -t 'meterstack/v1/+/telemetry' -v`;
+  const logins = b.brokerLogins ?? 'store';
+  // An unmanaged broker has no meterstack watcher login: the operator's own login goes there.
+  const watchUser = logins === 'unmanaged' ? `-u <login> -P <password>` : `-u admin -P '${svc.adminToken}'`;
+  const watch = `mosquitto_sub -h ${mqtt.hostname} -p ${mqtt.port} ${watchUser} -t 'meterstack/v1/+/telemetry' -v`;
   // Lines other than commands fit 80 columns; commands stay whole, to be copied.
   const head = [
     '',
@@ -38,6 +51,7 @@ export function banner(b: BannerInput): string {
     `  HTTP API     ${url}`,
     '               OpenAPI /openapi.json, Swagger UI /docs',
     `  MQTT broker  ${svc.mqttUrl}`,
+    `               ${brokerNote(logins)}`,
     `  database     ${b.db}`,
     ...(b.demo ? [`  demo API key ${svc.apiKey}   (header X-Service-API-Key)`] : []),
     `  clock        ${b.clockIso} at ${b.speed}x`,

@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { parseBrokerUrl } from '../broker/external.ts';
+import { BROKER_LOGINS, parseBrokerUrl } from '../broker/external.ts';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
 import { DEFAULT_JOURNAL_SIZE } from '../events/journal.ts';
 import { type CorsOrigins, corsPolicy, parseCorsFlag } from '../http/cors-policy.ts';
@@ -17,9 +17,13 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --http-port N       HTTP port (default 8080; the next free one if taken)   METERSTACK_HTTP_PORT
   --mqtt-port N       MQTT port of the embedded broker (default 1883; the next free one if taken)
                                                                             METERSTACK_MQTT_PORT
-  --broker URL        an external MQTT broker instead of the embedded one,     METERSTACK_BROKER
-                      mqtt://user:password@host:port with the service's login (docs/scale.md)
-  --api-only          an API instance: v2 and /sim/v1 over the world's    METERSTACK_API_ONLY=1
+  --broker URL        an external MQTT broker instead of the embedded one,  METERSTACK_BROKER
+                      mqtt://user:password@host:port with the service's login (docs/brokers.md)
+  --broker-logins K   who makes meters' logins there: dynsec (default), meterstack
+                      through Mosquitto's dynamic security (the URL's login administers
+                      it); unmanaged, the broker's own (RabbitMQ, ...)
+                                                                            METERSTACK_BROKER_LOGINS
+  --api-only          an API instance: v2 and /sim/v1 over the world's   METERSTACK_API_ONLY=1
                       --db and --broker (both required), no meters of its own;
                       world operations go to the world process (docs/scale.md)
   --redis URL         count the rate limit in Redis, shared by API instances,  METERSTACK_REDIS
@@ -70,6 +74,7 @@ const OPTIONS = {
   broker: { type: 'string' },
   'api-only': { type: 'boolean' },
   redis: { type: 'string' },
+  'broker-logins': { type: 'string' },
   db: { type: 'string' },
   'admin-token': { type: 'string' },
   'api-key': { type: 'string' },
@@ -268,6 +273,7 @@ export function parseServeConfig(
       broker,
       apiOnly,
       redis: redisUrl(pick(values, env, 'redis')),
+      brokerLogins: oneOf(pick(values, env, 'broker-logins'), 'broker-logins', BROKER_LOGINS, 'dynsec'),
       db,
       // Only the default's ./data is created; a --db in a missing directory is an error naming it.
       // An API instance creates nothing: the world process made the store.

@@ -68,6 +68,7 @@ export async function runServe(argv: string[]): Promise<void> {
   process.stdout.write(
     banner({
       svc,
+      brokerLogins: svc.meterBroker.logins,
       db: config.db,
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,

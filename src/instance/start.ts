@@ -68,7 +68,7 @@ async function start(
   // The world process makes and migrates the store; an instance only opens it (no createDir).
   const store = await openStore(config.db);
   started.push(() => store.close());
-  const broker = await connectExternalBroker({ url: brokerUrl, log });
+  const broker = await connectExternalBroker({ url: brokerUrl, logins: config.brokerLogins, log });
   const redis: Redis | undefined = config.redis
     ? await connectRateLimitRedis({ url: config.redis, log })
     : undefined;

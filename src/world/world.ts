@@ -11,7 +11,7 @@ import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
-import type { Account, DeviceRecord, Space, Store } from '../store/types.ts';
+import type { Account, DeviceRecord, MeterSnapshot, Space, Store } from '../store/types.ts';
 import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
 import {
@@ -373,6 +373,7 @@ export class World {
       this.#accounts.set(d.deviceId, d.accountId);
     }
     const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
+    await this.#ensureLogins(devices, snapshots);
     for (const device of devices) {
       if (device.kind !== 'virtual') continue;
       const snap = snapshots.get(device.pk);
@@ -393,6 +394,24 @@ export class World {
         restored.body.online,
       );
     }
+  }
+
+  /**
+   * A broker that keeps logins itself (Mosquitto's dynamic security) may have lost or never had a
+   * virtual meter's: each is made again from the secret in its snapshot, all at once (the dynsec client
+   * batches them). External devices' secrets are stored only hashed, so theirs cannot be: they live on
+   * in the broker's own file (docs/brokers.md).
+   */
+  async #ensureLogins(devices: DeviceRecord[], snapshots: Map<number, MeterSnapshot>): Promise<void> {
+    const logins = this.#opts.meterLogins;
+    if (!logins) return;
+    const made: Promise<void>[] = [];
+    for (const device of devices) {
+      const snap = device.kind === 'virtual' ? snapshots.get(device.pk) : undefined;
+      const secret = snap ? (JSON.parse(snap.state) as Partial<SnapshotBody>).secret : undefined;
+      if (typeof secret === 'string') made.push(logins.addMeter(device.deviceId, secret, { restore: true }));
+    }
+    await Promise.all(made);
   }
 
   async #startMeter(

@@ -64,7 +64,16 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     const broker = `mqtt://meterstack-service:svc-pass@127.0.0.1:${mosq.port}`;
     const proc = new ServeProcess([
       ...args,
-      ...['--db', join(tmp.dir, 'shared.db'), '--broker', broker, '--http-port', '0'],
+      ...[
+        '--db',
+        join(tmp.dir, 'shared.db'),
+        '--broker',
+        broker,
+        '--broker-logins',
+        'unmanaged',
+        '--http-port',
+        '0',
+      ],
       ...['--admin-token', TOKEN, '--redis', REDIS, '--rate-limit', String(LIMIT), '--log-format', 'json'],
       ...['--command-timeout-ms', '3000'],
     ]);

@@ -85,7 +85,16 @@ describe.skipIf(missing !== null)('--redis down at start, and lost while running
       const started = Date.now();
       const r = await runServe([
         ...role,
-        ...['--broker', broker(), '--db', join(tmp.dir, 'r.db'), '--http-port', '0'],
+        ...[
+          '--broker',
+          broker(),
+          '--broker-logins',
+          'unmanaged',
+          '--db',
+          join(tmp.dir, 'r.db'),
+          '--http-port',
+          '0',
+        ],
         ...['--redis', `redis://127.0.0.1:${port}`],
       ]);
       expect(r.code).toBe(1);
@@ -110,7 +119,17 @@ describe.skipIf(missing !== null)('--redis down at start, and lost while running
       );
     let redis = startRedis();
     const world = new ServeProcess([
-      ...['--no-demo', '--broker', broker(), '--db', join(tmp.dir, 'lost.db'), '--http-port', '0'],
+      ...[
+        '--no-demo',
+        '--broker',
+        broker(),
+        '--broker-logins',
+        'unmanaged',
+        '--db',
+        join(tmp.dir, 'lost.db'),
+        '--http-port',
+        '0',
+      ],
       ...['--admin-token', 'lost-admin-token', '--log-format', 'json', '--rate-limit', '3'],
       ...['--redis', `redis://127.0.0.1:${port}`],
     ]);
