@@ -115,7 +115,9 @@ function columns(rows: readonly SampleRow[]): unknown[][] {
   for (const r of rows) {
     out[0]!.push(r.devicePk);
     out[1]!.push(r.ts);
-    VALUE_COLUMNS.forEach((c, i) => out[i + 2]!.push(r[c] ?? null));
+    VALUE_COLUMNS.forEach((c, i) => {
+      out[i + 2]!.push(r[c] ?? null);
+    });
   }
   return out;
 }
