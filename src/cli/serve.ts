@@ -1,6 +1,7 @@
 import { BusLogger } from '../log/bus-logger.ts';
 import { createLogger } from '../log/logger.ts';
 import { startService } from '../service.ts';
+import { redact as redactStoreUrl } from '../store/postgres/url.ts';
 import { WorldOwnedError } from '../store/world-owner.ts';
 import { toIstIsoSeconds } from '../time/ist.ts';
 import { DEMO_METERS } from '../world/demo.ts';
@@ -56,7 +57,7 @@ export async function runServe(argv: string[]): Promise<void> {
   } catch (err) {
     // [OWNER-1] Another live process owns this database: a usage problem, not a crash.
     const owned = err instanceof WorldOwnedError;
-    const where = owned ? `${config.db}: ` : '';
+    const where = owned ? `${redactStoreUrl(config.db)}: ` : '';
     process.stderr.write(`meterstack serve: could not start: ${where}${(err as Error).message}\n`);
     process.exitCode = owned ? 2 : 1;
     return;
@@ -64,7 +65,7 @@ export async function runServe(argv: string[]): Promise<void> {
   process.stdout.write(
     banner({
       svc,
-      db: config.db,
+      db: redactStoreUrl(config.db), // a PostgreSQL URL's password is never printed
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,
       clockIso: toIstIsoSeconds(svc.world.clock.now()),

@@ -8,6 +8,7 @@ import type { Store } from './types.ts';
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.ts';
 export { StoreConflictError, StoreOpenError } from './errors.ts';
 export { openPostgresStore, PostgresStore } from './postgres/pg-store.ts';
+export { redact as redactStoreUrl } from './postgres/url.ts';
 export { openSqliteStore, SqliteStore } from './sqlite/sqlite-store.ts';
 export type * from './types.ts';
 export { SAMPLE_PROPERTIES } from './types.ts';
