@@ -1,37 +1,41 @@
 // History queries on PostgreSQL: the same plan as sqlite/history.ts (whole buckets from a rollup, the
-// partial bucket at either end from samples), so the answers are identical for the same data.
+// partial bucket at either end from samples), so the answers are identical for the same data, in one
+// statement.
 
 import type pg from 'pg';
 import { bucketCeil, bucketStart, DAY_MS, isBucketMinutes, MINUTE_MS, QUARTER_HOUR_MS } from '../buckets.ts';
 import type { BucketMinutes, HistoryPoint, SampleProperty } from '../types.ts';
 import { SAMPLE_PROPERTIES } from '../types.ts';
 
-interface Queries {
-  rollup15m: string;
-  rollup1d: string;
-  lastRaw: string;
+/**
+ * One statement per (property, rollup), prepared by name on each connection: the partial bucket at the
+ * start ($2..$3, its last sample), the whole rollup buckets ($4..$5), the partial bucket at the end
+ * ($6..$7), as two JSON arrays in ascending ts. One round trip: on a networked store the round trips,
+ * not the rows, are what a history request costs (bench/store-pg.ts). float8 and bigint round-trip
+ * exactly through JSON. The property becomes a column name, so the SQL is built once per known
+ * property, never from input.
+ */
+function historySql(p: SampleProperty, rollup: 'samples_15m' | 'samples_1d'): string {
+  const last = (from: string, to: string) => `(SELECT ts, ${p} AS v FROM samples
+      WHERE device_pk = $1 AND ts >= ${from} AND ts < ${to} AND ${p} IS NOT NULL ORDER BY ts DESC LIMIT 1)`;
+  return `
+    SELECT coalesce(json_agg(ts ORDER BY ts), '[]') AS ts, coalesce(json_agg(v ORDER BY ts), '[]') AS v FROM (
+      ${last('$2', '$3')}
+      UNION ALL
+      (SELECT ts, ${p} FROM ${rollup}
+        WHERE device_pk = $1 AND bucket_start >= $4 AND bucket_start < $5 AND ${p} IS NOT NULL)
+      UNION ALL
+      ${last('$6', '$7')}
+    ) candidates`;
 }
 
-/** The property becomes a column name, so the SQL is built once per known property, never from input. */
-const QUERIES = new Map<SampleProperty, Queries>(
-  SAMPLE_PROPERTIES.map((p) => {
-    // Two arrays in one row (json_agg, parsed by pg) instead of a row per bucket: far fewer JS objects
-    // for a year of 15-minute buckets. float8 and bigint round-trip exactly through JSON.
-    const rollup = (table: string) => `
-      SELECT coalesce(json_agg(ts ORDER BY bucket_start), '[]') AS ts,
-             coalesce(json_agg(${p} ORDER BY bucket_start), '[]') AS v
-      FROM ${table}
-      WHERE device_pk = $1 AND bucket_start >= $2 AND bucket_start < $3 AND ${p} IS NOT NULL`;
-    return [
-      p,
-      {
-        rollup15m: rollup('samples_15m'),
-        rollup1d: rollup('samples_1d'),
-        lastRaw: `SELECT ts, ${p} AS v FROM samples
-          WHERE device_pk = $1 AND ts >= $2 AND ts < $3 AND ${p} IS NOT NULL ORDER BY ts DESC LIMIT 1`,
-      },
-    ];
-  }),
+const QUERIES = new Map<string, { name: string; text: string }>(
+  SAMPLE_PROPERTIES.flatMap((p) =>
+    (['samples_15m', 'samples_1d'] as const).map((rollup) => [
+      `${p}:${rollup}`,
+      { name: `meterstack_history_${p}_${rollup}`, text: historySql(p, rollup) },
+    ]),
+  ),
 );
 
 export class History {
@@ -48,38 +52,30 @@ export class History {
     toTs: number,
     bucket: BucketMinutes,
   ): Promise<HistoryPoint[]> {
-    const q = QUERIES.get(property);
-    if (q === undefined) throw new TypeError(`unknown sample property ${JSON.stringify(property)}`);
+    if (!SAMPLE_PROPERTIES.includes(property))
+      throw new TypeError(`unknown sample property ${JSON.stringify(property)}`);
     if (!isBucketMinutes(bucket))
       throw new TypeError(`bucket must be 15, 30, 60 or 1440 minutes, not ${bucket}`);
     if (!(fromTs < toTs)) return [];
 
     const bucketMs = bucket * MINUTE_MS;
-    const [rollupSql, rollupMs] = bucket === 1440 ? [q.rollup1d, DAY_MS] : [q.rollup15m, QUARTER_HOUR_MS];
-    const lastRaw = async (from: number, to: number): Promise<[number, number][]> => {
-      if (from >= to) return [];
-      const { rows } = await this.#pool.query<{ ts: number; v: number }>(q.lastRaw, [devicePk, from, to]);
-      return rows.map((r) => [r.ts, r.v]);
-    };
-
+    const [rollup, rollupMs] =
+      bucket === 1440 ? (['samples_1d', DAY_MS] as const) : (['samples_15m', QUARTER_HOUR_MS] as const);
+    const query = QUERIES.get(`${property}:${rollup}`)!;
+    // As in sqlite/history.ts: whole rollup buckets are [wholeFrom, wholeTo); the partial ones at either
+    // end lie inside one rollup bucket each. No whole bucket: two partial reads split at the boundary.
     const wholeFrom = bucketCeil(fromTs, rollupMs);
     const wholeTo = bucketStart(toTs, rollupMs);
-    let candidates: [number, number][];
-    if (wholeFrom >= wholeTo) {
-      const split = Math.min(wholeFrom, toTs);
-      const [a, b] = await Promise.all([lastRaw(fromTs, split), lastRaw(split, toTs)]);
-      candidates = [...a, ...b];
-    } else {
-      // The three reads are independent; on a pool they run on separate connections at once.
-      const [head, whole, tail] = await Promise.all([
-        lastRaw(fromTs, wholeFrom),
-        this.#pool.query<{ ts: number[]; v: number[] }>(rollupSql, [devicePk, wholeFrom, wholeTo]),
-        lastRaw(wholeTo, toTs),
-      ]);
-      const { ts, v } = whole.rows[0]!;
-      candidates = [...head, ...ts.map((t, i): [number, number] => [t, v[i]!]), ...tail];
-    }
-    return lastPerBucket(candidates, bucketMs);
+    const params =
+      wholeFrom >= wholeTo
+        ? [devicePk, fromTs, Math.min(wholeFrom, toTs), 0, 0, Math.min(wholeFrom, toTs), toTs]
+        : [devicePk, fromTs, wholeFrom, wholeFrom, wholeTo, wholeTo, toTs];
+    const { rows } = await this.#pool.query<{ ts: number[]; v: number[] }>({ ...query, values: params });
+    const { ts, v } = rows[0]!;
+    return lastPerBucket(
+      ts.map((t, i): [number, number] => [t, v[i]!]),
+      bucketMs,
+    );
   }
 }
 
