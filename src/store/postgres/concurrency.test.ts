@@ -90,4 +90,21 @@ describe.each(backends)('two PostgreSQL stores on one schema ($name)', ({ name }
       );
     expect(history).toEqual([...newest].map(([start, ts]) => ({ bucketStart: start, ts, value: ts / 1000 })));
   });
+
+  it('[spec-decisions 78] a key revoked through one store is refused by the other within 1 s; a rename is seen at once', async () => {
+    const a = await stores.open();
+    const b = await stores.open();
+    const device = await seedDevice(a);
+    await a.addApiKey(device.accountId, 'msk_shared', null, T0);
+    expect(await b.accountForApiKey('msk_shared', T0)).toMatchObject({ id: device.accountId }); // cached in b
+    expect(await a.revokeApiKey('msk_shared', T0)).toBe(true);
+    const revokedAt = Date.now();
+    while ((await b.accountForApiKey('msk_shared', T0)) !== null) {
+      expect(Date.now() - revokedAt).toBeLessThan(1_000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await b.getDevice(device.deviceId)).toMatchObject({ name: 'Meter 1' });
+    await a.updateDevice(device.deviceId, { name: 'Renamed' });
+    expect(await b.getDevice(device.deviceId)).toMatchObject({ name: 'Renamed' });
+  });
 });
