@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { TYPES } from '../../src/store/postgres/db.ts';
 import {
   dropSchemas,
   freshSchemaName,
@@ -49,18 +50,13 @@ export async function queryDb<T>(db: string, sql: string, params: unknown[] = []
   const client = new pg.Client({
     connectionString: url.toString(),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    types: TYPES, // BIGINT as numbers, as the store reads them (and as SQLite gives them)
   });
   await client.connect();
   try {
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
-    // BIGINT columns come back as strings from pg; numbers here, as from SQLite.
-    const { rows } = await client.query(text, params);
-    return rows.map((r) =>
-      Object.fromEntries(
-        Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v]),
-      ),
-    ) as T[];
+    return (await client.query(text, params)).rows as T[];
   } finally {
     await client.end();
   }
