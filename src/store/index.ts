@@ -1,13 +1,13 @@
 // Opening a store from a URL-ish string, the form the CLI and config carry.
 
-import { openPostgresStore } from './postgres/pg-store.ts';
 import { isPostgresUrl } from './postgres/url.ts';
 import { openSqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './types.ts';
 
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.ts';
 export { StoreConflictError, StoreOpenError } from './errors.ts';
-export { openPostgresStore, PostgresStore } from './postgres/pg-store.ts';
+// pg is loaded only when a postgres:// URL is opened: the one-process demo never pays for it.
+export type { PostgresStore } from './postgres/pg-store.ts';
 export { redact as redactStoreUrl } from './postgres/url.ts';
 export { openSqliteStore, SqliteStore } from './sqlite/sqlite-store.ts';
 export type * from './types.ts';
@@ -25,7 +25,10 @@ export async function openStore(url: string, options: { createDir?: boolean } = 
       'openStore: url must be a file path, ":memory:", "sqlite:<path>" or "postgres://..."',
     );
   }
-  if (isPostgresUrl(url)) return openPostgresStore({ url });
+  if (isPostgresUrl(url)) {
+    const { openPostgresStore } = await import('./postgres/pg-store.ts');
+    return openPostgresStore({ url });
+  }
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
   if (scheme) throw new Error(`openStore: unsupported store URL scheme "${scheme[1]}:"`);
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
