@@ -29,8 +29,9 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --redis URL         count the rate limit in Redis, shared by API instances,  METERSTACK_REDIS
                       redis://host:port (default: in this process)
   --host H            address to listen on (default 127.0.0.1)              METERSTACK_HOST
-  --db PATH           SQLite file or :memory: (default ./data/meterstack.db) METERSTACK_DB
-                      its directory must exist (only the default ./data is created)
+  --db PATH|URL       SQLite file or :memory: (default ./data/meterstack.db), or  METERSTACK_DB
+                      postgres://user:pass@host:port/db[?schema=NAME] (src/store/README.md)
+                      a file's directory must exist (only the default ./data is created)
   --admin-token T     token for /sim/v1 and the broker's admin login, at least 8 characters
                       (generated and printed if not given)                  METERSTACK_ADMIN_TOKEN
   --api-key K         the demo account's API key (default msk_demo)         METERSTACK_API_KEY

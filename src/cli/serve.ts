@@ -1,6 +1,7 @@
 import { BusLogger } from '../log/bus-logger.ts';
 import { createLogger } from '../log/logger.ts';
 import { startService } from '../service.ts';
+import { redact as redactStoreUrl } from '../store/postgres/url.ts';
 import { WorldOwnedError } from '../store/world-owner.ts';
 import { toIstIsoSeconds } from '../time/ist.ts';
 import { DEMO_METERS } from '../world/demo.ts';
@@ -60,7 +61,7 @@ export async function runServe(argv: string[]): Promise<void> {
   } catch (err) {
     // [OWNER-1] Another live process owns this database: a usage problem, not a crash.
     const owned = err instanceof WorldOwnedError;
-    const where = owned ? `${config.db}: ` : '';
+    const where = owned ? `${redactStoreUrl(config.db)}: ` : '';
     process.stderr.write(`meterstack serve: could not start: ${where}${(err as Error).message}\n`);
     process.exitCode = owned ? 2 : 1;
     return;
@@ -69,7 +70,7 @@ export async function runServe(argv: string[]): Promise<void> {
     banner({
       svc,
       brokerLogins: svc.meterBroker.logins,
-      db: config.db,
+      db: redactStoreUrl(config.db), // a PostgreSQL URL's password is never printed
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,
       clockIso: toIstIsoSeconds(svc.world.clock.now()),

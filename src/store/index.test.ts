@@ -29,9 +29,11 @@ describe('openStore', () => {
     }
   });
 
-  it('PostgreSQL is not yet supported', async () => {
-    await expect(openStore('postgres://u@localhost/meterstack')).rejects.toThrow(/not yet supported/);
-    await expect(openStore('postgresql://u@localhost/meterstack')).rejects.toThrow(/not yet supported/);
+  it('postgres:// and postgresql:// are PostgreSQL URLs (opened in postgres/open.test.ts); a bad schema name is a TypeError', async () => {
+    await expect(openStore('postgres://u@localhost/m?schema=Bad-Name')).rejects.toThrow(TypeError);
+    await expect(openStore('postgresql://u@localhost/m?schema=x;drop')).rejects.toThrow(
+      /lower-case identifier/,
+    );
   });
 
   it('rejects other schemes and empty strings', async () => {

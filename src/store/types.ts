@@ -1,4 +1,4 @@
-// The one storage interface. SQLite implements it today (sqlite/); PostgreSQL will implement the same.
+// The one storage interface, implemented by SQLite (sqlite/) and PostgreSQL (postgres/).
 // Every method is async so a networked store fits without changing callers.
 
 import type { MeterModel } from '../../simulator/meter/types.ts';

@@ -1,11 +1,11 @@
-// [issue 8 item 4] The world owner lease: the rule as a table, then two real connections on one SQLite file.
+// [issue 8 item 4] The world owner lease: the rule as a table, then two real connections on one store
+// (one SQLite file, or one PostgreSQL schema).
 
 import { describe, expect, it } from 'vitest';
-import { useTempStores } from './test-helpers.ts';
+import { storeBackends, useStores } from './test-helpers.ts';
 import type { OwnerClaim, WorldOwner } from './types.ts';
 import { ownerClaimDecision, WorldOwnedError, WorldOwnerLease } from './world-owner.ts';
 
-const stores = useTempStores();
 const T = 1_800_000_000_000;
 
 const holder = (o: Partial<WorldOwner> = {}): WorldOwner => ({
@@ -51,10 +51,12 @@ describe('[OWNER-2] ownerClaimDecision', () => {
   });
 });
 
-describe('[OWNER-1] [OWNER-3] world owner lease on SQLite', () => {
+describe.each(await storeBackends())('[OWNER-1] [OWNER-3] world owner lease on $name', ({ name }) => {
+  const stores = useStores(name);
+
   it('a second connection is refused naming the holder, and takes it once the first releases', async () => {
-    const a = stores.open('w.db');
-    const b = stores.open('w.db');
+    const a = await stores.open('w.db');
+    const b = await stores.open('w.db');
     const first = await WorldOwnerLease.acquire({ store: a, now: () => T, host: 'h1', pid: 100 });
     await first.describe({ httpUrl: 'http://127.0.0.1:1', mqttUrl: 'mqtt://127.0.0.1:2' });
     const refused = await WorldOwnerLease.acquire({
@@ -76,8 +78,8 @@ describe('[OWNER-1] [OWNER-3] world owner lease on SQLite', () => {
   });
 
   it('a holder whose pid is dead is replaced at once, and learns it lost the lease at its next renewal', async () => {
-    const a = stores.open('w.db');
-    const b = stores.open('w.db');
+    const a = await stores.open('w.db');
+    const b = await stores.open('w.db');
     let lost = 0;
     const logs: string[] = [];
     const first = await WorldOwnerLease.acquire({

@@ -1,13 +1,12 @@
-// `meterstack serve` as a real process on one SQLite file: killed with SIGKILL, or stopped with SIGTERM
-// or SIGINT, and started again. Nothing acknowledged may be lost: accounts, API keys, spaces, devices,
+// `meterstack serve` as a real process on one database (a SQLite file, or a PostgreSQL schema: issue 11
+// §3): killed with SIGKILL, or stopped with SIGTERM or SIGINT, and started again. Nothing acknowledged may be lost: accounts, API keys, spaces, devices,
 // balances, and every reading stored by the time a clock advance returned. The clock never goes back.
 
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.ts';
 import { ServeProcess } from '../helpers/child.ts';
-import { ok, type Sim, simClient, tempDir } from '../helpers/service.ts';
+import { type DbBackend, dbBackends, freshDb, queryDb } from '../helpers/db.ts';
+import { ok, type Sim, simClient } from '../helpers/service.ts';
 
 const TOKEN = 'restart-admin-token';
 const PERIOD_MS = 60_000;
@@ -21,11 +20,11 @@ interface MeterView {
 }
 
 const running = new Set<ServeProcess>();
-const cleanups: (() => void)[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   await Promise.all([...running].map((p) => p.stop('SIGKILL')));
   running.clear();
-  for (const c of cleanups.splice(0)) c();
+  for (const c of cleanups.splice(0)) await c();
 });
 
 async function serve(db: string): Promise<{ p: ServeProcess; sim: Sim; mqttUrl: string }> {
@@ -95,19 +94,21 @@ async function seed(sim: Sim) {
   return { account, key2, space, advancedTo: Date.parse(advanced.to) };
 }
 
-/** Sample timestamps of a device, ascending, read from the file after the service stopped. */
-function sampleTimes(db: string, deviceId: string): number[] {
-  const sqlite = new Database(db, { readonly: true });
-  try {
-    return sqlite
-      .prepare(
-        'SELECT s.ts FROM samples s JOIN devices d ON d.pk = s.device_pk WHERE d.device_id = ? ORDER BY s.ts',
-      )
-      .pluck()
-      .all(deviceId) as number[];
-  } finally {
-    sqlite.close();
-  }
+/** Sample timestamps of a device, ascending, read from the store after the service stopped. */
+async function sampleTimes(db: string, deviceId: string): Promise<number[]> {
+  const rows = await queryDb<{ ts: number }>(
+    db,
+    'SELECT s.ts FROM samples s JOIN devices d ON d.pk = s.device_pk WHERE d.device_id = ? ORDER BY s.ts',
+    [deviceId],
+  );
+  return rows.map((r) => r.ts);
+}
+
+/** A fresh database of `backend`, removed after the test. */
+async function newDb(backend: DbBackend): Promise<string> {
+  const { db, remove } = await freshDb(backend);
+  cleanups.push(remove);
+  return db;
 }
 
 async function createdAtOf(db: string, deviceId: string): Promise<number> {
@@ -122,7 +123,7 @@ async function createdAtOf(db: string, deviceId: string): Promise<number> {
 /** Every period boundary from the device's first sample to `until` is stored: no reading lost, no gap. */
 /** The periodic series has no gap; the samples of each (re)connection [MC-6.7] lie between its periods. */
 async function expectNoGap(db: string, deviceId: string, until: number) {
-  const times = sampleTimes(db, deviceId).filter((ts) => ts % PERIOD_MS === 0);
+  const times = (await sampleTimes(db, deviceId)).filter((ts) => ts % PERIOD_MS === 0);
   const first = (Math.floor((await createdAtOf(db, deviceId)) / PERIOD_MS) + 1) * PERIOD_MS;
   expect(times[0]).toBe(first);
   const gaps = times.slice(1).filter((ts, i) => ts - times[i]! !== PERIOD_MS);
@@ -154,107 +155,105 @@ async function expectRecordsKept(db: string, seeded: Awaited<ReturnType<typeof s
   }
 }
 
-describe('serve killed with SIGKILL and started again on the same database file', () => {
-  it('loses no account, key, space, device, balance or acknowledged reading, and its clock does not go back', async () => {
-    const { dir, remove } = tempDir();
-    cleanups.push(remove);
-    const db = join(dir, 'meterstack.db');
+describe.each(await dbBackends())('on $name', ({ name: backend }) => {
+  describe('serve killed with SIGKILL and started again on the same database', () => {
+    it('loses no account, key, space, device, balance or acknowledged reading, and its clock does not go back', async () => {
+      const db = await newDb(backend);
 
-    const first = await serve(db);
-    const seeded = await seed(first.sim);
-    // Killed the moment the advance returned: what it acknowledged must already be on disk.
-    expect(await stop(first.p, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+      const first = await serve(db);
+      const seeded = await seed(first.sim);
+      // Killed the moment the advance returned: what it acknowledged must already be on disk.
+      expect(await stop(first.p, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
 
-    const second = await serve(db);
-    expect(await clockMs(second.sim)).toBeGreaterThanOrEqual(seeded.advancedTo);
-    const idle = await meter(second.sim, 'IDLE-1');
-    expect(idle.balance_exact.units).toBe((1500n * 3_600_000_000_000n).toString());
-    // BUSY-1 draws 2 kW at 800 paise/kWh from its creation on; it lived at least until the advance ended.
-    const createdAt = await createdAtOf(db, 'BUSY-1');
-    const busy = await meter(second.sim, 'BUSY-1');
-    expect(Date.parse(busy.meter_time)).toBeGreaterThanOrEqual(seeded.advancedTo);
-    expect(busy.energy_kwh).toBeGreaterThanOrEqual((2 * (seeded.advancedTo - createdAt)) / 3_600_000 - 1e-9);
+      const second = await serve(db);
+      expect(await clockMs(second.sim)).toBeGreaterThanOrEqual(seeded.advancedTo);
+      const idle = await meter(second.sim, 'IDLE-1');
+      expect(idle.balance_exact.units).toBe((1500n * 3_600_000_000_000n).toString());
+      // BUSY-1 draws 2 kW at 800 paise/kWh from its creation on; it lived at least until the advance ended.
+      const createdAt = await createdAtOf(db, 'BUSY-1');
+      const busy = await meter(second.sim, 'BUSY-1');
+      expect(Date.parse(busy.meter_time)).toBeGreaterThanOrEqual(seeded.advancedTo);
+      expect(busy.energy_kwh).toBeGreaterThanOrEqual(
+        (2 * (seeded.advancedTo - createdAt)) / 3_600_000 - 1e-9,
+      );
 
-    // The replayed recharge credits nothing [MC-8.8].
-    expect(
+      // The replayed recharge credits nothing [MC-8.8].
+      expect(
+        ok(
+          await second.sim('POST', '/devices/IDLE-1/recharge', {
+            amount: 500,
+            transaction_id: 'pay-restart-1',
+          }),
+        ),
+      ).toEqual({ balance: 1500, applied: false });
+      expect((await meter(second.sim, 'IDLE-1')).balance_exact.units).toBe(idle.balance_exact.units);
+
+      expect((await stop(second.p, 'SIGTERM')).code).toBe(0);
+      await expectRecordsKept(db, seeded);
+      await expectNoGap(db, 'IDLE-1', seeded.advancedTo);
+      await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+    });
+  });
+
+  describe('a recharge acknowledged, then SIGKILL', () => {
+    // The admin MQTT login may no longer publish commands [MC-2.6]; the meter's own persist-before-reply
+    // over MQTT [MC-8.5] is checked in-process in test/core/commands.test.ts with the service's login.
+    it('a recharge /sim/v1 acknowledged is on disk: the credit survives a kill -9 right after the answer', async () => {
+      const db = await newDb(backend);
+      const first = await serve(db);
+      const account = ok(await first.sim<{ account_id: number }>('POST', '/accounts', { name: 'acme' }));
       ok(
-        await second.sim('POST', '/devices/IDLE-1/recharge', {
-          amount: 500,
-          transaction_id: 'pay-restart-1',
+        await first.sim('POST', '/devices', {
+          account_id: account.account_id,
+          device_id: 'CARD-1',
+          balance: 100,
+          load_watts: 0,
         }),
-      ),
-    ).toEqual({ balance: 1500, applied: false });
-    expect((await meter(second.sim, 'IDLE-1')).balance_exact.units).toBe(idle.balance_exact.units);
-
-    expect((await stop(second.p, 'SIGTERM')).code).toBe(0);
-    await expectRecordsKept(db, seeded);
-    await expectNoGap(db, 'IDLE-1', seeded.advancedTo);
-    await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+        201,
+      );
+      const answer = ok(
+        await first.sim('POST', '/devices/CARD-1/recharge', { amount: 250, transaction_id: 'card-1' }),
+      );
+      expect(answer).toEqual({ balance: 350, applied: true });
+      // Killed the moment the service said yes: nothing may have been left to a later save.
+      expect(await stop(first.p, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+      const second = await serve(db);
+      expect((await meter(second.sim, 'CARD-1')).balance_exact.units).toBe(
+        (350n * 3_600_000_000_000n).toString(),
+      );
+    });
   });
-});
 
-describe('a recharge acknowledged, then SIGKILL', () => {
-  // The admin MQTT login may no longer publish commands [MC-2.6]; the meter's own persist-before-reply
-  // over MQTT [MC-8.5] is checked in-process in test/core/commands.test.ts with the service's login.
-  it('a recharge /sim/v1 acknowledged is on disk: the credit survives a kill -9 right after the answer', async () => {
-    const { dir, remove } = tempDir();
-    cleanups.push(remove);
-    const db = join(dir, 'meterstack.db');
-    const first = await serve(db);
-    const account = ok(await first.sim<{ account_id: number }>('POST', '/accounts', { name: 'acme' }));
-    ok(
-      await first.sim('POST', '/devices', {
-        account_id: account.account_id,
-        device_id: 'CARD-1',
-        balance: 100,
-        load_watts: 0,
-      }),
-      201,
-    );
-    const answer = ok(
-      await first.sim('POST', '/devices/CARD-1/recharge', { amount: 250, transaction_id: 'card-1' }),
-    );
-    expect(answer).toEqual({ balance: 350, applied: true });
-    // Killed the moment the service said yes: nothing may have been left to a later save.
-    expect(await stop(first.p, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-    const second = await serve(db);
-    expect((await meter(second.sim, 'CARD-1')).balance_exact.units).toBe(
-      (350n * 3_600_000_000_000n).toString(),
-    );
-  });
-});
+  describe.each(['SIGTERM', 'SIGINT'] as const)('serve stopped with %s', (signal) => {
+    it('flushes every reading, exits 0 and starts again with the same state', async () => {
+      const db = await newDb(backend);
 
-describe.each(['SIGTERM', 'SIGINT'] as const)('serve stopped with %s', (signal) => {
-  it('flushes every reading, exits 0 and starts again with the same state', async () => {
-    const { dir, remove } = tempDir();
-    cleanups.push(remove);
-    const db = join(dir, 'meterstack.db');
+      const first = await serve(db);
+      const seeded = await seed(first.sim);
+      const clockBefore = await clockMs(first.sim);
+      const exit = await stop(first.p, signal);
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(first.p.stdout).toContain(`${signal}: shutting down, flushing readings`);
+      expect(first.p.stdout).toContain('stopped cleanly');
+      await expectRecordsKept(db, seeded);
+      const stored = await sampleTimes(db, 'BUSY-1');
+      await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
 
-    const first = await serve(db);
-    const seeded = await seed(first.sim);
-    const clockBefore = await clockMs(first.sim);
-    const exit = await stop(first.p, signal);
-    expect(exit).toEqual({ code: 0, signal: null });
-    expect(first.p.stdout).toContain(`${signal}: shutting down, flushing readings`);
-    expect(first.p.stdout).toContain('stopped cleanly');
-    await expectRecordsKept(db, seeded);
-    const stored = sampleTimes(db, 'BUSY-1');
-    await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+      // What the meter was when it stopped is what it is again: the snapshot carries its registers.
+      const store = await openStore(db);
+      const lastSample = await store.latestSample((await store.getDevice('BUSY-1'))!.pk);
+      await store.close();
 
-    // What the meter was when it stopped is what it is again: the snapshot carries its registers.
-    const store = await openStore(db);
-    const lastSample = await store.latestSample((await store.getDevice('BUSY-1'))!.pk);
-    await store.close();
-
-    const second = await serve(db);
-    expect(await clockMs(second.sim)).toBeGreaterThanOrEqual(clockBefore);
-    const idle = await meter(second.sim, 'IDLE-1');
-    expect(idle.balance).toBe(1500);
-    const busy = await meter(second.sim, 'BUSY-1');
-    expect(busy.energy_kwh).toBeGreaterThanOrEqual(lastSample!.energy!);
-    expect(busy.balance).toBeLessThanOrEqual(lastSample!.balance!);
-    expect((await stop(second.p, signal)).code).toBe(0);
-    expect(sampleTimes(db, 'BUSY-1').slice(0, stored.length)).toEqual(stored);
-    await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+      const second = await serve(db);
+      expect(await clockMs(second.sim)).toBeGreaterThanOrEqual(clockBefore);
+      const idle = await meter(second.sim, 'IDLE-1');
+      expect(idle.balance).toBe(1500);
+      const busy = await meter(second.sim, 'BUSY-1');
+      expect(busy.energy_kwh).toBeGreaterThanOrEqual(lastSample!.energy!);
+      expect(busy.balance).toBeLessThanOrEqual(lastSample!.balance!);
+      expect((await stop(second.p, signal)).code).toBe(0);
+      expect((await sampleTimes(db, 'BUSY-1')).slice(0, stored.length)).toEqual(stored);
+      await expectNoGap(db, 'BUSY-1', seeded.advancedTo);
+    });
   });
 });

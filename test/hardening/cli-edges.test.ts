@@ -1,11 +1,13 @@
 // issue 8 item 20: `meterstack serve` at its edges, as a child process. A database that cannot be
 // opened ends the process at once (exit 1) with a message naming the file; only the default ./data
-// is created; --help states the admin token's minimum; the banner says only what is true.
+// is created (a PostgreSQL URL: its host, port and database; issue 11); --help states the admin token's minimum; the banner says only what is true.
 
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PG_TEST_URL, postgresAbsence } from '../../src/store/postgres/test-schemas.ts';
 import { REPO_ROOT, runServe, ServeProcess } from '../helpers/child.ts';
 import { tempDir } from '../helpers/service.ts';
 
@@ -99,6 +101,43 @@ describe('meterstack serve --db that cannot be opened (issue 8 item 20, spec-dec
       proc.kill('SIGTERM');
       await exited;
     }
+  });
+});
+
+const pgAbsent = await postgresAbsence();
+if (pgAbsent !== null) console.warn(`${pgAbsent}: the PostgreSQL --db cases that need a server are skipped`);
+
+describe('meterstack serve --db postgres://… that cannot be opened (issue 11 bad input)', () => {
+  it.skipIf(pgAbsent !== null)(
+    'a database that does not exist: exit 1 naming host, port and database',
+    async () => {
+      const url = new URL(PG_TEST_URL);
+      url.pathname = '/no_such_db_meterstack';
+      url.password = 'not-printed';
+      const r = await runServe([`--db=${url}`, ...base], {}, BOUND_MS);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `could not start: cannot open PostgreSQL store \\S+@${url.hostname}:${url.port || 5432}/no_such_db_meterstack: the database does not exist`,
+        ),
+      );
+      expect(r.stderr + r.stdout).not.toContain('not-printed');
+    },
+  );
+
+  it('nothing listening at the address: exit 1 at once, saying so', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port));
+      });
+    });
+    const r = await runServe([`--db=postgres://postgres@127.0.0.1:${port}/test`, ...base], {}, BOUND_MS);
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `could not start: cannot open PostgreSQL store postgres@127.0.0.1:${port}/test: nothing is listening there`,
+    );
   });
 });
 

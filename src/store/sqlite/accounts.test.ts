@@ -1,25 +1,16 @@
+// SQLite-only: what reaches the database files. The behaviour is in ../accounts.test.ts (both backends).
+
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StoreConflictError } from '../errors.ts';
 import { T0, useTempStores } from '../test-helpers.ts';
 import { hashApiKey } from './accounts.ts';
 
 const stores = useTempStores();
 const newKey = () => randomBytes(32).toString('base64url');
 
-describe('accounts', () => {
-  it('creates and reads an account', async () => {
-    const store = stores.open();
-    const account = await store.createAccount('acme', T0);
-    expect(account).toEqual({ id: 1, name: 'acme', createdAt: T0 });
-    expect(await store.getAccount(account.id)).toEqual(account);
-    expect(await store.getAccount(99)).toBeNull();
-  });
-});
-
-describe('API keys', () => {
+describe('API keys (SQLite files)', () => {
   it('stores only the sha256 of a key: the key itself appears nowhere in the database files', async () => {
     const store = stores.open();
     const account = await store.createAccount('acme', T0);
@@ -31,46 +22,5 @@ describe('API keys', () => {
     const bytes = Buffer.concat(readdirSync(stores.dir()).map((f) => readFileSync(join(stores.dir(), f))));
     expect(bytes.includes(key)).toBe(false);
     expect(bytes.includes(hashApiKey(key))).toBe(true); // we did read the right bytes
-  });
-
-  it('an unknown key has no account', async () => {
-    const store = stores.open();
-    await store.addApiKey((await store.createAccount('acme', T0)).id, newKey(), null, T0);
-    expect(await store.accountForApiKey(newKey(), T0)).toBeNull();
-  });
-
-  it('a key is valid until its expiry, exclusive', async () => {
-    const store = stores.open();
-    const account = await store.createAccount('acme', T0);
-    const key = newKey();
-    await store.addApiKey(account.id, key, T0 + 1000, T0);
-    expect(await store.accountForApiKey(key, T0 + 999)).toEqual(account);
-    expect(await store.accountForApiKey(key, T0 + 1000)).toBeNull();
-  });
-
-  it('a revoked key stops working, and revoking twice reports false', async () => {
-    const store = stores.open();
-    const account = await store.createAccount('acme', T0);
-    const [key, other] = [newKey(), newKey()];
-    await store.addApiKey(account.id, key, null, T0);
-    await store.addApiKey(account.id, other, null, T0);
-    expect(await store.revokeApiKey(key, T0 + 1)).toBe(true);
-    expect(await store.accountForApiKey(key, T0 + 2)).toBeNull();
-    expect(await store.accountForApiKey(other, T0 + 2)).toEqual(account);
-    expect(await store.revokeApiKey(key, T0 + 3)).toBe(false);
-    expect(await store.revokeApiKey(newKey(), T0 + 3)).toBe(false);
-  });
-
-  it('the same key cannot be registered twice', async () => {
-    const store = stores.open();
-    const account = await store.createAccount('acme', T0);
-    const key = newKey();
-    await store.addApiKey(account.id, key, null, T0);
-    await expect(store.addApiKey(account.id, key, null, T0)).rejects.toBeInstanceOf(StoreConflictError);
-  });
-
-  it('a key needs an existing account', async () => {
-    const store = stores.open();
-    await expect(store.addApiKey(42, newKey(), null, T0)).rejects.toThrow(/FOREIGN KEY/);
   });
 });

@@ -1,0 +1,259 @@
+// The PostgreSQL Store: a pool whose every connection works in one schema, migrations run at open, and
+// each method handed to the small class that owns its tables (the file split of ../sqlite/).
+
+import pg from 'pg';
+import type {
+  Account,
+  BucketMinutes,
+  DevicePatch,
+  DeviceRecord,
+  DeviceReport,
+  HistoryPoint,
+  LedgerEntry,
+  LedgerTotal,
+  MeterSnapshot,
+  NewDevice,
+  OwnerClaim,
+  OwnerClaimResult,
+  SampleProperty,
+  SampleRow,
+  Space,
+  SpacePatch,
+  Store,
+  StoredEvent,
+  StoredEventQuery,
+  WorldOwner,
+} from '../types.ts';
+import { Accounts } from './accounts.ts';
+import { TYPES } from './db.ts';
+import { Devices, Spaces } from './devices.ts';
+import { Events } from './events.ts';
+import { History } from './history.ts';
+import { Ledger } from './ledger.ts';
+import { migrate } from './migrations.ts';
+import { postgresOpenError } from './open-error.ts';
+import { Samples } from './samples.ts';
+import { Reports, Settings, Snapshots } from './snapshots.ts';
+import { type PostgresTarget, parsePostgresUrl } from './url.ts';
+import { WorldOwnerRow } from './world-owner.ts';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:pass@host:port/database[?schema=NAME] (url.ts). */
+  url: string;
+  /** How long to wait for the server before giving up with a StoreOpenError. Default 5000 ms. */
+  connectTimeoutMs?: number;
+  /** Pooled connections. Default 10. */
+  maxConnections?: number;
+  /** Clock for schema_migrations.applied_at. */
+  now?: () => number;
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const target = parsePostgresUrl(options.url);
+  const { connectTimeoutMs = 5000, maxConnections = 10, now = Date.now } = options;
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    connectionTimeoutMillis: connectTimeoutMs,
+    max: maxConnections,
+    types: TYPES,
+    // Every pooled connection starts in our schema (then public, for extensions); set at connect time
+    // as a startup parameter, so no query ever runs on a connection that has not got it.
+    ...(target.schema === null ? {} : { options: `-c search_path=${target.schema},public` }),
+    application_name: 'meterstack',
+  });
+  // An idle connection the server closed (restart, pg_terminate_backend) errors on the pool; without a
+  // listener that would crash the process. The next query gets a fresh connection or a clear error.
+  pool.on('error', () => {});
+  try {
+    if (target.schema !== null) await createSchema(pool, target.schema);
+    await migrate(pool, undefined, now);
+    return new PostgresStore(pool, target);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw postgresOpenError(target, err, connectTimeoutMs);
+  }
+}
+
+/** CREATE SCHEMA IF NOT EXISTS races with a twin doing the same; the lock makes it one at a time. */
+async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query('SELECT pg_advisory_xact_lock(hashtext($1), 0)', [schema]);
+    await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`); // a checked identifier (url.ts)
+    await c.query('COMMIT');
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+export class PostgresStore implements Store {
+  readonly #pool: pg.Pool;
+  readonly target: PostgresTarget;
+  #closed = false;
+  readonly #accounts: Accounts;
+  readonly #spaces: Spaces;
+  readonly #devices: Devices;
+  readonly #samples: Samples;
+  readonly #history: History;
+  readonly #ledger: Ledger;
+  readonly #snapshots: Snapshots;
+  readonly #settings: Settings;
+  readonly #owner: WorldOwnerRow;
+  readonly #reports: Reports;
+  readonly #events: Events;
+
+  constructor(pool: pg.Pool, target: PostgresTarget) {
+    this.#pool = pool;
+    this.target = target;
+    this.#accounts = new Accounts({ pool });
+    this.#spaces = new Spaces(pool);
+    this.#devices = new Devices(pool);
+    this.#samples = new Samples(pool);
+    this.#history = new History(pool);
+    this.#ledger = new Ledger(pool);
+    this.#snapshots = new Snapshots(pool);
+    this.#settings = new Settings(pool);
+    this.#owner = new WorldOwnerRow(pool);
+    this.#reports = new Reports(pool);
+    this.#events = new Events(pool);
+  }
+
+  /** Idempotent. Waits for queries in flight, then closes every connection. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+
+  createAccount(name: string, now: number): Promise<Account> {
+    return this.#accounts.create(name, now);
+  }
+  getAccount(id: number): Promise<Account | null> {
+    return this.#accounts.get(id);
+  }
+  addApiKey(accountId: number, key: string, expiresAt: number | null, now: number): Promise<void> {
+    return this.#accounts.addKey(accountId, key, expiresAt, now);
+  }
+  accountForApiKey(key: string, now: number): Promise<Account | null> {
+    return this.#accounts.accountForKey(key, now);
+  }
+  revokeApiKey(key: string, now: number): Promise<boolean> {
+    return this.#accounts.revokeKey(key, now);
+  }
+
+  createSpace(space: Omit<Space, 'id'>): Promise<Space> {
+    return this.#spaces.create(space);
+  }
+  getSpace(id: number): Promise<Space | null> {
+    return this.#spaces.get(id);
+  }
+  listSpaces(accountId: number): Promise<Space[]> {
+    return this.#spaces.list(accountId);
+  }
+  updateSpace(id: number, patch: SpacePatch): Promise<Space | null> {
+    return this.#spaces.update(id, patch);
+  }
+
+  createDevice(device: NewDevice, now: number): Promise<DeviceRecord> {
+    return this.#devices.create(device, now);
+  }
+  getDevice(deviceId: string): Promise<DeviceRecord | null> {
+    return this.#devices.get(deviceId);
+  }
+  getDeviceByPk(pk: number): Promise<DeviceRecord | null> {
+    return this.#devices.getByPk(pk);
+  }
+  listDevices(filter?: { accountId?: number; spaceId?: number }): Promise<DeviceRecord[]> {
+    return this.#devices.list(filter);
+  }
+  updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null> {
+    return this.#devices.update(deviceId, patch);
+  }
+  mqttSecretHash(deviceId: string): Promise<string | null> {
+    return this.#devices.mqttSecretHash(deviceId);
+  }
+
+  insertSamples(rows: readonly SampleRow[]): Promise<number> {
+    return this.#samples.insert(rows);
+  }
+  latestSample(devicePk: number, notAfter?: number): Promise<SampleRow | null> {
+    return this.#samples.latest(devicePk, notAfter);
+  }
+  countSamples(devicePk: number): Promise<number> {
+    return this.#samples.count(devicePk);
+  }
+  history(
+    devicePk: number,
+    property: SampleProperty,
+    fromTs: number,
+    toTs: number,
+    bucket: BucketMinutes,
+  ): Promise<HistoryPoint[]> {
+    return this.#history.query(devicePk, property, fromTs, toTs, bucket);
+  }
+
+  appendLedger(entry: Omit<LedgerEntry, 'seq'>): Promise<{ entry: LedgerEntry; duplicate: boolean }> {
+    return this.#ledger.append(entry);
+  }
+  ledgerSince(devicePk: number, afterSeq: number): Promise<LedgerEntry[]> {
+    return this.#ledger.since(devicePk, afterSeq);
+  }
+  ledgerTotals(devicePk?: number): Promise<LedgerTotal[]> {
+    return this.#ledger.totals(devicePk);
+  }
+
+  saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void> {
+    return this.#snapshots.save(snapshots);
+  }
+  loadMeterSnapshots(): Promise<MeterSnapshot[]> {
+    return this.#snapshots.load();
+  }
+
+  saveDeviceReports(reports: readonly DeviceReport[]): Promise<void> {
+    return this.#reports.save(reports);
+  }
+  loadDeviceReports(): Promise<DeviceReport[]> {
+    return this.#reports.load();
+  }
+
+  appendEvents(events: readonly StoredEvent[]): Promise<void> {
+    return this.#events.append(events);
+  }
+  readEvents(query: StoredEventQuery): Promise<StoredEvent[]> {
+    return this.#events.read(query);
+  }
+  eventStats(): Promise<{ count: number; maxSeq: number }> {
+    return this.#events.stats();
+  }
+  deleteOldestEvents(n: number): Promise<number> {
+    return this.#events.deleteOldest(n);
+  }
+
+  getSetting(key: string): Promise<string | null> {
+    return this.#settings.get(key);
+  }
+  setSetting(key: string, value: string): Promise<void> {
+    return this.#settings.set(key, value);
+  }
+
+  getWorldOwner(): Promise<WorldOwner | null> {
+    return this.#owner.current();
+  }
+  claimWorldOwner(claim: OwnerClaim): Promise<OwnerClaimResult> {
+    return this.#owner.claim(claim);
+  }
+  renewWorldOwner(token: string, now: number): Promise<boolean> {
+    return this.#owner.renew(token, now);
+  }
+  describeWorldOwner(token: string, urls: { httpUrl: string; mqttUrl: string }): Promise<void> {
+    return this.#owner.describe(token, urls);
+  }
+  /** A no-op once closed, as in SQLite (a shutdown path may release after closing). */
+  async releaseWorldOwner(token: string): Promise<void> {
+    if (!this.#closed) await this.#owner.release(token);
+  }
+}
