@@ -9,6 +9,7 @@ import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
+import { workerRoutes } from '../workers/routes.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import type { World } from '../world/world.ts';
 import { WorldError } from '../world/world.ts';
@@ -52,6 +53,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       throw new ApiError('admin_authentication_error');
   });
   eventRoutes(app, { views: opts.events, now });
+  await workerRoutes(app, { world });
 
   /**
    * The virtual meter `id`. An external device exists but has no meter here: 409 `conflict` saying so
@@ -154,7 +156,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   // [LEDGER-3] Every virtual meter against its ledger, now; and what the check at start found.
   r.get('/ledger', { schema: simDoc('checkLedger') }, async () => {
-    const checks = await world.checkLedger();
+    // Fleet workers' meters are checked from their stored snapshots (src/workers).
+    const checks = [...(await world.checkLedger()), ...(await world.workers.checkLedger())];
     return success(now(), {
       meters: checks.length,
       disagreements: checks.filter((c) => !c.agrees).map(ledgerCheckView),
@@ -183,6 +186,17 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/recharge',
     { schema: { ...simDoc('rechargeDevice'), params: s.deviceIdParams, body: s.rechargeBody } },
     async (req) => {
+      if (world.workers.hosts(req.params.device_id)) {
+        const result = await world.workers
+          .recharge(req.params.device_id, req.body.amount, req.body.transaction_id)
+          .catch(mapWorldError);
+        const msg = !result.applied
+          ? 'recharge already applied'
+          : result.delivered
+            ? 'recharge applied'
+            : 'recharge in the ledger; the meter is offline and takes it when its worker resumes it';
+        return success(now(), result, msg);
+      }
       await virtualMeter(req.params.device_id);
       const result = await world
         .recharge(req.params.device_id, req.body.amount, req.body.transaction_id)
@@ -218,7 +232,12 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post('/clock/advance', { schema: { ...simDoc('advanceClock'), body: s.advanceBody } }, async (req) => {
     const { from, to } = await world.advance(req.body.seconds * 1000);
-    return success(now(), { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()) }, 'clock advanced');
+    const { late, done } = world.workers.lastAdvance;
+    return success(
+      now(),
+      { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()), workers: { done, late } },
+      late.length > 0 ? `clock advanced; fleet workers late: ${late.join(', ')}` : 'clock advanced',
+    );
   });
 
   r.post('/clock/speed', { schema: { ...simDoc('setClockSpeed'), body: s.speedBody } }, async (req) => {

@@ -21,6 +21,7 @@ import { hashSecret, newToken } from './secrets.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
 import { loadTwins, saveReports } from './twin-reports.ts';
 import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
+import { WorkerHub } from '../workers/hub.ts';
 
 export interface WorldOptions {
   store: Store;
@@ -56,6 +57,8 @@ export class World {
   readonly #snapshots: SnapshotSaver;
   readonly #ledger: MeterLedger;
   readonly #backfills = new Backfills();
+  /** The fleet workers' meters: known here, run elsewhere (src/workers). */
+  readonly workers: WorkerHub;
   #closed = false;
 
   private constructor(opts: WorldOptions) {
@@ -99,6 +102,7 @@ export class World {
       reportedState: (id) => this.twins.get(id)?.state ?? null,
       log: this.log,
     });
+    this.workers = new WorkerHub({ world: this, log: this.log });
   }
 
   /** A virtual meter and its meta, when both exist. */
@@ -118,6 +122,7 @@ export class World {
     await world.#ledger.checkAtStart();
     world.fleet.start();
     world.#snapshots.start();
+    world.workers.start();
     return world;
   }
 
@@ -350,8 +355,19 @@ export class World {
     return this.#snapshots.saveAll();
   }
 
+  /**
+   * A device whose meter runs in a fleet worker: known here (twins, v2 API, ledger) but not run here;
+   * with `secret`, its MQTT login is made on brokers that keep logins themselves.
+   */
+  async adoptHosted(device: DeviceRecord, secret?: string): Promise<void> {
+    this.#pks.set(device.deviceId, device.pk);
+    this.#accounts.set(device.deviceId, device.accountId);
+    if (secret !== undefined) await this.#opts.meterLogins?.addMeter(device.deviceId, secret);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.workers.close();
     this.#snapshots.stop();
     await this.fleet.stop();
     await this.settle(5_000).catch(() => undefined);
@@ -377,6 +393,8 @@ export class World {
         );
         continue;
       }
+      // A fleet worker's meter runs there; it comes back when that worker registers (src/workers).
+      if ((JSON.parse(snap.state) as SnapshotBody).host) continue;
       const restored = await restoreMeter(this.store, device, snap);
       if (restored.chargedBaseline) this.log('info', `${device.deviceId}: ${CHARGED_BASELINE}`);
       await this.#startMeter(

@@ -1,0 +1,201 @@
+// Issue 11 §2: fleet workers as real child processes (`meterstack fleet`) against a real in-process
+// service with its embedded broker: meters in other processes, one virtual clock, money across a
+// kill -9, refusals. Rule numbers: src/workers/README.md.
+
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { istDate } from '../../src/time/ist.ts';
+import { FleetProcess, runFleet } from '../helpers/fleet.ts';
+import { ADMIN_TOKEN, newAccount, ok, startTestService, type TestService } from '../helpers/service.ts';
+import { v2Client } from '../helpers/v2.ts';
+
+let t: TestService;
+const workers: FleetProcess[] = [];
+
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+  await t?.close();
+});
+
+function worker(prefix: string, count: number, extra: string[] = []): FleetProcess {
+  const w = new FleetProcess([
+    '--url',
+    t.svc.httpUrl,
+    '--admin-token',
+    ADMIN_TOKEN,
+    '--prefix',
+    prefix,
+    '--count',
+    String(count),
+    ...extra,
+  ]);
+  workers.push(w);
+  return w;
+}
+
+const ids = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(6, '0')}`);
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A port nothing listens on: one the OS handed out, closed again. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** ts of the newest stored energy sample of `deviceId` in the last `spanMs` before `to`. */
+async function newestStored(deviceId: string, to: number, spanMs: number): Promise<number> {
+  const device = await t.svc.store.getDevice(deviceId);
+  const points = await t.svc.store.history(device!.pk, 'energy', to - spanMs, to + 1, 15);
+  return Math.max(0, ...points.map((p) => p.ts));
+}
+
+describe('fleet workers [WORKER-1..4]', () => {
+  it('two workers of 20 meters: readings reach the v2 history; a 1 h jump returns with every worker meter stored', async () => {
+    const acct = await newAccount(t.sim, 'fleet');
+    const v2 = v2Client(t.svc.httpUrl, acct.api_key);
+    const account = ['--account', String(acct.account_id), '--balance', '100000'];
+    const a = worker('WA', 20, account);
+    const b = worker('WB', 20, account);
+    await Promise.all([a.ready(), b.ready()]);
+    const list = ok(await t.sim<{ name: string; meters: number; alive: boolean }[]>('GET', '/workers'));
+    expect(list.filter((w) => w.alive).map((w) => [w.name, w.meters])).toEqual(
+      expect.arrayContaining([
+        ['fleet-WA', 20],
+        ['fleet-WB', 20],
+      ]),
+    );
+    const all = [...ids('WA', 20), ...ids('WB', 20)];
+    for (const id of all) {
+      const dev = await v2<{ is_online: boolean }>('GET', `/devices/${id}`);
+      expect(dev.status, id).toBe(200);
+      expect(dev.body.data?.is_online, id).toBe(true);
+    }
+
+    const jump = ok(
+      await t.sim<{ to: string; workers: { done: string[]; late: string[] } }>('POST', '/clock/advance', {
+        seconds: 3600,
+      }),
+    );
+    expect(jump.workers.late).toEqual([]);
+    expect(jump.workers.done.sort()).toEqual(['fleet-WA', 'fleet-WB']);
+    // Nothing waited for after the answer: every meter's last minute of the jump is already stored.
+    const to = Date.parse(jump.to);
+    for (const id of all) expect(await newestStored(id, to, 3_600_000), id).toBeGreaterThanOrEqual(to - 60_000);
+
+    const day = istDate(to);
+    const from = istDate(to - 3_600_000);
+    const history = await v2<{ values: unknown[] } | unknown[]>(
+      'GET',
+      `/devices/${all[0]}/metrics/history?property_id=energy&interval=15m&from_date=${from}&to_date=${day}`,
+    );
+    expect(history.status).toBe(200);
+    expect(JSON.stringify(history.body.data).length).toBeGreaterThan(100);
+
+    // A clean stop: goodbye from every meter, the lease freed at once.
+    expect(await a.stop()).toEqual({ code: 0, signal: null });
+    expect(await b.stop()).toEqual({ code: 0, signal: null });
+    for (const id of all) expect(t.svc.world.twins.get(id)?.online, id).toBe(false);
+    expect(ok(await t.sim('GET', '/ledger')).disagreements).toEqual([]);
+  });
+
+  it('kill -9: its meters go offline by their wills; restarted, it resumes them, no money lost or doubled [LEDGER-1]', async () => {
+    const acct = await newAccount(t.sim, 'kill');
+    const v2 = v2Client(t.svc.httpUrl, acct.api_key);
+    const flags = ['--account', String(acct.account_id), '--balance', '5000', '--profile', 'constant:3000'];
+    const meters = ids('WK', 6);
+    const first = worker('WK', 6, flags);
+    await first.ready();
+
+    // Acknowledged right before the kill, and one in flight while it dies.
+    const acked = ok(
+      await t.sim<{ applied: boolean; delivered: boolean }>('POST', `/devices/${meters[0]}/recharge`, {
+        amount: 700,
+        transaction_id: 'kill-acked',
+      }),
+    );
+    expect(acked).toMatchObject({ applied: true, delivered: true });
+    const inFlight = t.sim('POST', `/devices/${meters[1]}/recharge`, { amount: 900, transaction_id: 'kill-flight' });
+    await new Promise((r) => setTimeout(r, 3));
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    expect((await inFlight).status).toBe(200); // in the ledger, delivered or not
+
+    for (const id of meters) {
+      await until(`${id} offline in the v2 API`, async () => {
+        const d = await v2<{ is_online: boolean }>('GET', `/devices/${id}`);
+        return d.body.data?.is_online === false;
+      });
+    }
+    await until('the worker counted dead', async () => {
+      const list = ok(await t.sim<{ name: string; alive: boolean }[]>('GET', '/workers'));
+      return list.find((w) => w.name === 'fleet-WK')?.alive === false;
+    });
+    expect(ok(await t.sim('GET', '/ledger')).disagreements).toEqual([]);
+
+    const second = worker('WK', 6, flags);
+    await second.ready();
+    for (const id of meters) {
+      await until(`${id} online again`, async () => {
+        const d = await v2<{ is_online: boolean }>('GET', `/devices/${id}`);
+        return d.body.data?.is_online === true;
+      });
+    }
+    // Every credit exactly once: each meter's balance equals its ledger total minus what it billed.
+    const ledger = ok(await t.sim<{ meters: number; disagreements: unknown[] }>('GET', '/ledger'));
+    expect(ledger.disagreements).toEqual([]);
+    // A repeat of either transaction is a duplicate, never a second credit.
+    for (const [i, tx, amount] of [
+      [0, 'kill-acked', 700],
+      [1, 'kill-flight', 900],
+    ] as const) {
+      const again = ok(
+        await t.sim<{ applied: boolean }>('POST', `/devices/${meters[i]}/recharge`, { amount, transaction_id: tx }),
+      );
+      expect(again.applied).toBe(false);
+    }
+    // The resumed meter bills on from its snapshot: 3 kW for an hour more, charged, never credited twice.
+    const jump = ok(await t.sim<{ workers: { late: string[] } }>('POST', '/clock/advance', { seconds: 3600 }));
+    expect(jump.workers.late).toEqual([]);
+    expect(ok(await t.sim('GET', '/ledger')).disagreements).toEqual([]);
+    expect(await second.stop()).toEqual({ code: 0, signal: null });
+  });
+
+  it('a second worker with the same name or an overlapping prefix is refused with exit code 2', async () => {
+    const holder = worker('WD', 2, ['--name', 'dup']);
+    await holder.ready();
+    const sameName = await runFleet(['--url', t.svc.httpUrl, '--admin-token', ADMIN_TOKEN, '--count', '1', '--prefix', 'WE', '--name', 'dup']);
+    expect(sameName.code).toBe(2);
+    expect(sameName.stderr).toMatch(/worker dup \(pid \d+ on .+, since .+\) is live/);
+    const samePrefix = await runFleet(['--url', t.svc.httpUrl, '--admin-token', ADMIN_TOKEN, '--count', '1', '--prefix', 'WD', '--name', 'other']);
+    expect(samePrefix.code).toBe(2);
+    expect(samePrefix.stderr).toMatch(/prefix WD are hosted by worker dup/);
+    expect(await holder.stop()).toEqual({ code: 0, signal: null });
+  });
+
+  it('bad --url, bad token, missing flags: a clear message naming the service, and an exit code', async () => {
+    const closed = await freePort();
+    const down = await runFleet(['--url', `http://127.0.0.1:${closed}`, '--admin-token', 'x', '--count', '1']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain(`service at http://127.0.0.1:${closed} unreachable: ECONNREFUSED`);
+    const token = await runFleet(['--url', t.svc.httpUrl, '--admin-token', 'wrong', '--count', '1']);
+    expect(token.code).toBe(2);
+    expect(token.stderr).toContain(`service at ${t.svc.httpUrl} refused the admin token (401)`);
+    const usage = await runFleet(['--url', t.svc.httpUrl, '--admin-token', 'x']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--count is required');
+  });
+});
