@@ -91,9 +91,11 @@ export async function runFleet(argv: string[]): Promise<void> {
   const model = str('model') ?? 'basic';
   if (!MODELS.includes(model as MeterModel)) return cli.error(`--model must be one of ${MODELS.join(', ')}`);
   const profile = profileOf(str('profile'));
-  if (profile === null) return cli.error(`--profile must be household[:watts] or constant:<watts>, got ${str('profile')}`);
+  if (profile === null)
+    return cli.error(`--profile must be household[:watts] or constant:<watts>, got ${str('profile')}`);
   const prefix = str('prefix') ?? 'VM';
-  if (!/^[A-Za-z0-9_.-]{1,40}$/.test(prefix)) return cli.error(`--prefix must be 1-40 of A-Z a-z 0-9 _ . -, got ${prefix}`);
+  if (!/^[A-Za-z0-9_.-]{1,40}$/.test(prefix))
+    return cli.error(`--prefix must be 1-40 of A-Z a-z 0-9 _ . -, got ${prefix}`);
   const name = str('name') ?? `fleet-${prefix}`;
 
   const worker = new FleetWorker({

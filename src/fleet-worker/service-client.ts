@@ -57,27 +57,46 @@ export class ServiceClient {
     try {
       env = (await res.json()) as Envelope<T>;
     } catch {
-      throw new ServiceError(`${this.#o.url} answered ${res.status} without a meterstack envelope: is it a meterstack service?`, 'other');
+      throw new ServiceError(
+        `${this.#o.url} answered ${res.status} without a meterstack envelope: is it a meterstack service?`,
+        'other',
+      );
     }
     if (res.ok) return env.data;
-    const detail = typeof env.error?.detail === 'string' ? env.error.detail : JSON.stringify(env.error?.detail ?? env.message);
+    const detail =
+      typeof env.error?.detail === 'string'
+        ? env.error.detail
+        : JSON.stringify(env.error?.detail ?? env.message);
     if (res.status === 401 || res.status === 403)
       throw new ServiceError(`service at ${this.#o.url} refused the admin token (${res.status})`, 'token');
     if (res.status === 409) throw new ServiceError(`service at ${this.#o.url}: ${detail}`, 'conflict');
-    throw new ServiceError(`service at ${this.#o.url}: ${method} ${path} answered ${res.status}: ${detail}`, 'other');
+    throw new ServiceError(
+      `service at ${this.#o.url}: ${method} ${path} answered ${res.status}: ${detail}`,
+      'other',
+    );
   }
 
   /**
    * Reads the SSE stream at `path` until it ends or `signal` aborts, calling `onEvent` per event
    * (awaited in order, so a jump is lived through before the next event is read).
    */
-  async stream(path: string, onEvent: (event: string, data: unknown) => Promise<void>, signal: AbortSignal): Promise<void> {
-    const headers: Record<string, string> = { 'x-admin-token': this.#o.adminToken, accept: 'text/event-stream' };
+  async stream(
+    path: string,
+    onEvent: (event: string, data: unknown) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const headers: Record<string, string> = {
+      'x-admin-token': this.#o.adminToken,
+      accept: 'text/event-stream',
+    };
     if (this.leaseId) headers['x-worker-lease'] = this.leaseId;
     const res = await fetch(`${this.#o.url}/sim/v1${path}`, { headers, signal });
     if (!res.ok || !res.body) {
       const text = await res.text().catch(() => '');
-      throw new ServiceError(`service at ${this.#o.url}: sync stream refused (${res.status}) ${text}`, res.status === 409 ? 'conflict' : 'other');
+      throw new ServiceError(
+        `service at ${this.#o.url}: sync stream refused (${res.status}) ${text}`,
+        res.status === 409 ? 'conflict' : 'other',
+      );
     }
     const decoder = new TextDecoder();
     let buffer = '';

@@ -133,7 +133,9 @@ export class FleetWorker {
     if (!fleet || this.#stopping) return;
     // Changed meters, plus a rotating tenth of the others, so each is sent every FULL_ROUND_BEATS beats.
     const round = this.#beats++ % FULL_ROUND_BEATS;
-    const chosen = [...fleet.meters()].filter((m, i) => this.#changed.has(m.id) || i % FULL_ROUND_BEATS === round);
+    const chosen = [...fleet.meters()].filter(
+      (m, i) => this.#changed.has(m.id) || i % FULL_ROUND_BEATS === round,
+    );
     this.#changed.clear();
     try {
       await this.#client.call('POST', `/workers/${this.#o.name}/heartbeat`, { snapshots: chosen.map(wire) });
@@ -147,7 +149,11 @@ export class FleetWorker {
   async #follow(): Promise<void> {
     while (!this.#stopping) {
       try {
-        await this.#client.stream(`/workers/${this.#o.name}/sync`, (e, d) => this.#onSync(e, d), this.#abort.signal);
+        await this.#client.stream(
+          `/workers/${this.#o.name}/sync`,
+          (e, d) => this.#onSync(e, d),
+          this.#abort.signal,
+        );
       } catch (err) {
         if (this.#stopping) return;
         if (err instanceof ServiceError && err.kind === 'conflict') return this.#lost(err.message);

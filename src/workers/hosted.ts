@@ -71,9 +71,15 @@ export async function hostMeters(spec: WorkerMeterSpec, o: HostingOptions): Prom
     }
     const body = JSON.parse(snap.state) as SnapshotBody;
     if (!body.host)
-      throw new WorldError('conflict', `meter ${device.deviceId} runs in the service itself, not in a worker`);
+      throw new WorldError(
+        'conflict',
+        `meter ${device.deviceId} runs in the service itself, not in a worker`,
+      );
     if (body.host.worker !== spec.name && o.alive(body.host.worker))
-      throw new WorldError('conflict', `meter ${device.deviceId} is hosted by live worker ${body.host.worker}`);
+      throw new WorldError(
+        'conflict',
+        `meter ${device.deviceId} is hosted by live worker ${body.host.worker}`,
+      );
     const restored = await restoreMeter(store, device, snap);
     handed.push({
       device,
@@ -112,7 +118,8 @@ async function homeOf(
   const { store } = o;
   const accountId =
     spec.accountId ?? existing?.accountId ?? (await store.createAccount(`fleet ${spec.name}`, o.now)).id;
-  if (!(await store.getAccount(accountId))) throw new WorldError('not_found', `account ${accountId} not found`);
+  if (!(await store.getAccount(accountId)))
+    throw new WorldError('not_found', `account ${accountId} not found`);
   if (spec.spaceId !== undefined) {
     const space = await store.getSpace(spec.spaceId);
     if (!space || space.accountId !== accountId)

@@ -3,8 +3,8 @@
 // returns only when every live worker's meters have lived through it and their telemetry is stored.
 
 import { randomBytes } from 'node:crypto';
-import { readMeterSnapshot, reportedBalance, serializeMeter } from '../../simulator/meter/index.ts';
 import type { VirtualClock } from '../../simulator/clock.ts';
+import { readMeterSnapshot, reportedBalance, serializeMeter } from '../../simulator/meter/index.ts';
 import type { TwinRegistry } from '../devices/twins.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { DeviceRecord, Store } from '../store/types.ts';
@@ -196,7 +196,10 @@ export class WorkerHub {
           throw new WorldError('conflict', err.message);
         });
       if (r.duplicate && r.entry.amount !== amount)
-        throw new WorldError('conflict', `transaction ${transactionId} was already used for ${r.entry.amount} paise`);
+        throw new WorldError(
+          'conflict',
+          `transaction ${transactionId} was already used for ${r.entry.amount} paise`,
+        );
       if (!r.duplicate) h.pending.push({ seq: r.entry.seq, transactionId });
       return r;
     });
@@ -250,7 +253,10 @@ export class WorkerHub {
         const entries = await this.#o.world.store.ledgerSince(h.pk, h.ledgerSeq);
         for (const e of entries) {
           if (e.transactionId === null || e.amount <= 0) continue;
-          await this.#o.world.twins.creditLedgerEntry(id, { amount: e.amount, transactionId: e.transactionId });
+          await this.#o.world.twins.creditLedgerEntry(id, {
+            amount: e.amount,
+            transactionId: e.transactionId,
+          });
         }
       })().catch(() => undefined);
     }

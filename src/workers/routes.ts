@@ -10,6 +10,7 @@ import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { WorldError } from '../world/types.ts';
 import type { World } from '../world/world.ts';
+import { workerDoc } from './docs.ts';
 
 const NAME = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1-64 characters of A-Z a-z 0-9 _ . -');
 const PREFIX = z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, '1-40 characters of A-Z a-z 0-9 _ . -');
@@ -40,7 +41,10 @@ const advancedBody = z.object({ id: z.number().int(), last_sample_ts: z.record(z
 
 function mapError(err: unknown): never {
   if (err instanceof WorldError)
-    throw new ApiError(err.kind === 'conflict' ? 'conflict' : err.kind === 'not_found' ? 'not_found' : 'validation_error', err.message);
+    throw new ApiError(
+      err.kind === 'conflict' ? 'conflict' : err.kind === 'not_found' ? 'not_found' : 'validation_error',
+      err.message,
+    );
   throw err;
 }
 
@@ -54,34 +58,38 @@ export async function workerRoutes(app: FastifyInstance, { world }: { world: Wor
     return id;
   };
 
-  r.post('/workers', { schema: { body: registerBody } }, async (req, reply) => {
-    const b = req.body;
-    const answer = await hub
-      .register({
-        name: b.name,
-        prefix: b.prefix,
-        count: b.count,
-        model: b.model,
-        load:
-          b.profile?.kind === 'constant'
-            ? { kind: 'constant', watts: b.profile.watts }
-            : b.profile
-              ? { kind: 'household', seed: b.seed ?? 1, peakWatts: b.profile.peak_watts }
-              : undefined,
-        seed: b.seed,
-        balance: b.balance,
-        telemetryPeriodS: b.telemetry_period_s,
-        accountId: b.account_id,
-        spaceId: b.space_id,
-        pid: b.pid,
-        host: b.host,
-      })
-      .catch(mapError);
-    reply.code(201);
-    return success(now(), answer, 'worker registered');
-  });
+  r.post(
+    '/workers',
+    { schema: { ...workerDoc('registerWorker'), body: registerBody } },
+    async (req, reply) => {
+      const b = req.body;
+      const answer = await hub
+        .register({
+          name: b.name,
+          prefix: b.prefix,
+          count: b.count,
+          model: b.model,
+          load:
+            b.profile?.kind === 'constant'
+              ? { kind: 'constant', watts: b.profile.watts }
+              : b.profile
+                ? { kind: 'household', seed: b.seed ?? 1, peakWatts: b.profile.peak_watts }
+                : undefined,
+          seed: b.seed,
+          balance: b.balance,
+          telemetryPeriodS: b.telemetry_period_s,
+          accountId: b.account_id,
+          spaceId: b.space_id,
+          pid: b.pid,
+          host: b.host,
+        })
+        .catch(mapError);
+      reply.code(201);
+      return success(now(), answer, 'worker registered');
+    },
+  );
 
-  r.get('/workers', async () =>
+  r.get('/workers', { schema: workerDoc('listWorkers') }, async () =>
     success(
       now(),
       hub.list().map((l) => ({
@@ -97,46 +105,66 @@ export async function workerRoutes(app: FastifyInstance, { world }: { world: Wor
     ),
   );
 
-  r.post('/workers/:name/heartbeat', { schema: { params: nameParams, body: snapshotsBody } }, async (req) => {
-    await hub.heartbeat(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapError);
-    return success(now(), { now_ms: now(), speed: world.clock.speed });
-  });
+  r.post(
+    '/workers/:name/heartbeat',
+    { schema: { ...workerDoc('workerHeartbeat'), params: nameParams, body: snapshotsBody } },
+    async (req) => {
+      await hub.heartbeat(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapError);
+      return success(now(), { now_ms: now(), speed: world.clock.speed });
+    },
+  );
 
-  r.post('/workers/:name/snapshots', { schema: { params: nameParams, body: snapshotsBody } }, async (req) => {
-    await hub.saveSnapshots(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapError);
-    return success(now(), { stored: req.body.snapshots.length });
-  });
+  r.post(
+    '/workers/:name/snapshots',
+    { schema: { ...workerDoc('saveWorkerSnapshots'), params: nameParams, body: snapshotsBody } },
+    async (req) => {
+      await hub.saveSnapshots(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapError);
+      return success(now(), { stored: req.body.snapshots.length });
+    },
+  );
 
-  r.post('/workers/:name/advanced', { schema: { params: nameParams, body: advancedBody } }, async (req) => {
-    try {
-      hub.holder(req.params.name, leaseOf(req.headers));
-    } catch (err) {
-      mapError(err);
-    }
-    const known = hub.sync.answered(req.params.name, req.body.id, req.body.last_sample_ts);
-    return success(now(), { known });
-  });
+  r.post(
+    '/workers/:name/advanced',
+    { schema: { ...workerDoc('workerAdvanced'), params: nameParams, body: advancedBody } },
+    async (req) => {
+      try {
+        hub.holder(req.params.name, leaseOf(req.headers));
+      } catch (err) {
+        mapError(err);
+      }
+      const known = hub.sync.answered(req.params.name, req.body.id, req.body.last_sample_ts);
+      return success(now(), { known });
+    },
+  );
 
-  r.delete('/workers/:name', { schema: { params: nameParams } }, async (req) => {
-    try {
-      hub.release(req.params.name, leaseOf(req.headers));
-    } catch (err) {
-      mapError(err);
-    }
-    return success(now(), true, 'worker released');
-  });
+  r.delete(
+    '/workers/:name',
+    { schema: { ...workerDoc('releaseWorker'), params: nameParams } },
+    async (req) => {
+      try {
+        hub.release(req.params.name, leaseOf(req.headers));
+      } catch (err) {
+        mapError(err);
+      }
+      return success(now(), true, 'worker released');
+    },
+  );
 
-  r.get('/workers/:name/sync', { schema: { params: nameParams } }, async (req, reply) => {
-    try {
-      hub.holder(req.params.name, leaseOf(req.headers));
-    } catch (err) {
-      mapError(err);
-    }
-    reply.hijack();
-    hub.sync.attach(req.params.name, reply.raw, {
-      now_ms: now(),
-      speed: world.clock.speed,
-      service_host: hostname(),
-    });
-  });
+  r.get(
+    '/workers/:name/sync',
+    { schema: { ...workerDoc('followWorkerSync'), params: nameParams } },
+    async (req, reply) => {
+      try {
+        hub.holder(req.params.name, leaseOf(req.headers));
+      } catch (err) {
+        mapError(err);
+      }
+      reply.hijack();
+      hub.sync.attach(req.params.name, reply.raw, {
+        now_ms: now(),
+        speed: world.clock.speed,
+        service_host: hostname(),
+      });
+    },
+  );
 }

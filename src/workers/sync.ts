@@ -98,7 +98,10 @@ export class WorkerSync {
       }),
     );
     if (report.late.length > 0)
-      this.#o.log('warn', `clock jump: fleet workers ${report.late.join(', ')} did not live through it in time`);
+      this.#o.log(
+        'warn',
+        `clock jump: fleet workers ${report.late.join(', ')} did not live through it in time`,
+      );
     this.lastReport = report;
   }
 

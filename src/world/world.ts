@@ -12,6 +12,7 @@ import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, Space, Store, Udfs } from '../store/types.ts';
+import { WorkerHub } from '../workers/hub.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
@@ -21,7 +22,6 @@ import { hashSecret, newToken } from './secrets.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
 import { loadTwins, saveReports } from './twin-reports.ts';
 import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
-import { WorkerHub } from '../workers/hub.ts';
 
 export interface WorldOptions {
   store: Store;

@@ -26,7 +26,9 @@ export class FleetProcess {
     this.proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
       this.stderr += d;
     });
-    this.exited = new Promise((resolve) => this.proc.once('exit', (code, signal) => resolve({ code, signal })));
+    this.exited = new Promise((resolve) =>
+      this.proc.once('exit', (code, signal) => resolve({ code, signal })),
+    );
   }
 
   /** Resolves once the worker's meters are connected; rejects if it exits first. */
@@ -38,7 +40,9 @@ export class FleetProcess {
     });
     while (!/meters on mqtt/.test(this.stdout)) {
       if (exited || Date.now() > deadline)
-        throw new Error(`fleet ${exited ? 'exited' : 'did not start'}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
+        throw new Error(
+          `fleet ${exited ? 'exited' : 'did not start'}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`,
+        );
       await new Promise((r) => setTimeout(r, 25));
     }
   }
@@ -50,7 +54,10 @@ export class FleetProcess {
 }
 
 /** Runs `meterstack fleet` to completion (for flags or refusals that make it exit at once). */
-export async function runFleet(args: string[], timeoutMs = 30_000): Promise<Exit & { stdout: string; stderr: string }> {
+export async function runFleet(
+  args: string[],
+  timeoutMs = 30_000,
+): Promise<Exit & { stdout: string; stderr: string }> {
   const p = new FleetProcess(args);
   const timer = setTimeout(() => p.proc.kill('SIGKILL'), timeoutMs);
   const exit = await p.exited;

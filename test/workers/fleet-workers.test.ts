@@ -39,7 +39,11 @@ function worker(prefix: string, count: number, extra: string[] = []): FleetProce
 const ids = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(6, '0')}`);
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+async function until(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -94,7 +98,8 @@ describe('fleet workers [WORKER-1..4]', () => {
     expect(jump.workers.done.sort()).toEqual(['fleet-WA', 'fleet-WB']);
     // Nothing waited for after the answer: every meter's last minute of the jump is already stored.
     const to = Date.parse(jump.to);
-    for (const id of all) expect(await newestStored(id, to, 3_600_000), id).toBeGreaterThanOrEqual(to - 60_000);
+    for (const id of all)
+      expect(await newestStored(id, to, 3_600_000), id).toBeGreaterThanOrEqual(to - 60_000);
 
     const day = istDate(to);
     const from = istDate(to - 3_600_000);
@@ -128,7 +133,10 @@ describe('fleet workers [WORKER-1..4]', () => {
       }),
     );
     expect(acked).toMatchObject({ applied: true, delivered: true });
-    const inFlight = t.sim('POST', `/devices/${meters[1]}/recharge`, { amount: 900, transaction_id: 'kill-flight' });
+    const inFlight = t.sim('POST', `/devices/${meters[1]}/recharge`, {
+      amount: 900,
+      transaction_id: 'kill-flight',
+    });
     await new Promise((r) => setTimeout(r, 3));
     first.proc.kill('SIGKILL');
     await first.exited;
@@ -163,12 +171,17 @@ describe('fleet workers [WORKER-1..4]', () => {
       [1, 'kill-flight', 900],
     ] as const) {
       const again = ok(
-        await t.sim<{ applied: boolean }>('POST', `/devices/${meters[i]}/recharge`, { amount, transaction_id: tx }),
+        await t.sim<{ applied: boolean }>('POST', `/devices/${meters[i]}/recharge`, {
+          amount,
+          transaction_id: tx,
+        }),
       );
       expect(again.applied).toBe(false);
     }
     // The resumed meter bills on from its snapshot: 3 kW for an hour more, charged, never credited twice.
-    const jump = ok(await t.sim<{ workers: { late: string[] } }>('POST', '/clock/advance', { seconds: 3600 }));
+    const jump = ok(
+      await t.sim<{ workers: { late: string[] } }>('POST', '/clock/advance', { seconds: 3600 }),
+    );
     expect(jump.workers.late).toEqual([]);
     expect(ok(await t.sim('GET', '/ledger')).disagreements).toEqual([]);
     expect(await second.stop()).toEqual({ code: 0, signal: null });
@@ -177,10 +190,32 @@ describe('fleet workers [WORKER-1..4]', () => {
   it('a second worker with the same name or an overlapping prefix is refused with exit code 2', async () => {
     const holder = worker('WD', 2, ['--name', 'dup']);
     await holder.ready();
-    const sameName = await runFleet(['--url', t.svc.httpUrl, '--admin-token', ADMIN_TOKEN, '--count', '1', '--prefix', 'WE', '--name', 'dup']);
+    const sameName = await runFleet([
+      '--url',
+      t.svc.httpUrl,
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--count',
+      '1',
+      '--prefix',
+      'WE',
+      '--name',
+      'dup',
+    ]);
     expect(sameName.code).toBe(2);
     expect(sameName.stderr).toMatch(/worker dup \(pid \d+ on .+, since .+\) is live/);
-    const samePrefix = await runFleet(['--url', t.svc.httpUrl, '--admin-token', ADMIN_TOKEN, '--count', '1', '--prefix', 'WD', '--name', 'other']);
+    const samePrefix = await runFleet([
+      '--url',
+      t.svc.httpUrl,
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--count',
+      '1',
+      '--prefix',
+      'WD',
+      '--name',
+      'other',
+    ]);
     expect(samePrefix.code).toBe(2);
     expect(samePrefix.stderr).toMatch(/prefix WD are hosted by worker dup/);
     expect(await holder.stop()).toEqual({ code: 0, signal: null });
@@ -188,7 +223,14 @@ describe('fleet workers [WORKER-1..4]', () => {
 
   it('bad --url, bad token, missing flags: a clear message naming the service, and an exit code', async () => {
     const closed = await freePort();
-    const down = await runFleet(['--url', `http://127.0.0.1:${closed}`, '--admin-token', 'x', '--count', '1']);
+    const down = await runFleet([
+      '--url',
+      `http://127.0.0.1:${closed}`,
+      '--admin-token',
+      'x',
+      '--count',
+      '1',
+    ]);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`service at http://127.0.0.1:${closed} unreachable: ECONNREFUSED`);
     const token = await runFleet(['--url', t.svc.httpUrl, '--admin-token', 'wrong', '--count', '1']);
