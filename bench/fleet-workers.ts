@@ -136,6 +136,7 @@ try {
   const stopMs = performance.now() - tStop;
   const ledger = await serve.sim<{ meters: number; disagreements: unknown[] }>('GET', '/ledger');
   const exit = await serve.stop('SIGTERM');
+  if (exit !== 0) console.log(serve.output().split('\n').filter((l) => /error|warn/.test(l)).slice(-5).join('\n'));
 
   const sql = new Database(db, { readonly: true });
   // Due: one sample per meter per period boundary inside the window; a gap anywhere is a lost reading.

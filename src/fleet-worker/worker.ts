@@ -2,6 +2,7 @@
 // authority for devices, money, the clock and snapshots; the worker registers, runs the meters it is
 // handed against the broker the service names, sends their snapshots, and follows the service's clock.
 
+import { performance } from 'node:perf_hooks';
 import { VirtualClock } from '../../simulator/clock.ts';
 import { Fleet } from '../../simulator/fleet.ts';
 import { deserializeMeter, serializeMeter } from '../../simulator/meter/index.ts';
@@ -17,6 +18,8 @@ const FULL_ROUND_BEATS = 10;
 /** Meters connecting at once. */
 const CONNECT_BATCH = 200;
 const SNAPSHOT_CHUNK = 2_000;
+/** Virtual ms the worker's clock may lag the service's before it catches up. */
+const CLOCK_TOLERANCE_MS = 20;
 
 export interface FleetWorkerOptions {
   url: string;
@@ -69,6 +72,7 @@ export class FleetWorker {
   /** Registers (ServiceError on refusal), connects every meter, starts heartbeats and the sync stream. */
   async start(): Promise<void> {
     const o = this.#o;
+    const t0 = performance.now();
     const reg = await this.#client.call<Registered>('POST', '/workers', {
       name: o.name,
       prefix: o.prefix,
@@ -83,6 +87,7 @@ export class FleetWorker {
       pid: o.pid,
       host: o.host,
     });
+    const registeredMs = performance.now() - t0;
     this.#client.leaseId = reg.lease_id;
     this.brokerUrl = reg.broker_url;
     const clock = new VirtualClock({ start: reg.clock.now_ms, speed: reg.clock.speed });
@@ -108,7 +113,12 @@ export class FleetWorker {
       await Promise.all(meters.slice(i, i + CONNECT_BATCH).map((m) => fleet.add(m)));
     fleet.start();
     this.#beat = setInterval(() => void this.#heartbeat(), HEARTBEAT_MS);
-    o.log('info', `fleet worker ${o.name}: ${meters.length} meters on ${reg.broker_url}, service ${o.url}`);
+    const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+    o.log(
+      'info',
+      `fleet worker ${o.name}: ${meters.length} meters on ${reg.broker_url}, service ${o.url} ` +
+        `(registered in ${s(registeredMs)}, connected in ${s(performance.now() - t0 - registeredMs)})`,
+    );
   }
 
   /** Stops every meter (goodbye: offline), sends their last snapshots and frees the lease. */
@@ -138,7 +148,14 @@ export class FleetWorker {
     );
     this.#changed.clear();
     try {
-      await this.#client.call('POST', `/workers/${this.#o.name}/heartbeat`, { snapshots: chosen.map(wire) });
+      const t0 = Date.now();
+      const beat = await this.#client.call<{ now_ms: number; speed: number }>(
+        'POST',
+        `/workers/${this.#o.name}/heartbeat`,
+        { snapshots: chosen.map(wire) },
+      );
+      // Half the round trip is the answer's transit, at the clock's speed.
+      this.#catchUp(beat.now_ms + ((Date.now() - t0) / 2) * beat.speed);
     } catch (err) {
       if (err instanceof ServiceError && err.kind === 'conflict') return this.#lost(err.message);
       this.#o.log('warn', `fleet worker ${this.#o.name}: heartbeat failed: ${(err as Error).message}`);
@@ -165,7 +182,9 @@ export class FleetWorker {
 
   async #onSync(event: string, data: unknown): Promise<void> {
     const clock = this.#clock!;
-    if (event === 'clock') {
+    if (event === 'hello') {
+      this.#catchUp((data as { now_ms: number }).now_ms);
+    } else if (event === 'clock') {
       const { now_ms, speed } = data as { now_ms: number; speed: number };
       clock.setSpeed(speed);
       if (now_ms > clock.now()) await clock.advance(now_ms - clock.now());
@@ -181,6 +200,17 @@ export class FleetWorker {
       for (const m of fleet.meters()) if (m.connected) last[m.id] = m.lastSampleTs;
       await this.#client.call('POST', `/workers/${this.#o.name}/advanced`, { id, last_sample_ts: last });
     }
+  }
+
+  /**
+   * [WORKER-4] The service's clock is the authority: a worker whose clock lags it (the registration
+   * answer's transit, a busy event loop) catches up; a clock never goes back, so one ahead waits.
+   */
+  #catchUp(serviceNow: number): void {
+    const clock = this.#clock;
+    if (!clock) return;
+    const lag = serviceNow - clock.now();
+    if (lag > CLOCK_TOLERANCE_MS) void clock.advance(lag);
   }
 
   #send(meters: VirtualMeter[]): Promise<void> {

@@ -62,6 +62,13 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   const virtualMeter = async (id: string) => {
     const meter = world.meter(id);
     if (meter) return meter;
+    const worker = world.workers.hostOf(id);
+    if (worker !== undefined) {
+      throw new ApiError(
+        'conflict',
+        `virtual meter ${id} runs in fleet worker ${worker}: control it through the v2 API (see GET /sim/v1/workers)`,
+      );
+    }
     // Its history is still being written: the meter starts once that is done (spec decision 52).
     const b = world.backfills().find((p) => p.deviceId === id);
     if (b) {
@@ -139,6 +146,18 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     { schema: { ...simDoc('getSimDevice'), params: s.deviceIdParams } },
     async (req) => {
       const meter = world.meter(req.params.device_id);
+      const worker = world.workers.hostOf(req.params.device_id);
+      if (!meter && worker !== undefined) {
+        // A fleet worker's meter: what the service saw of it, and its stored state against the ledger.
+        const device = (await world.store.getDevice(req.params.device_id))!;
+        const [check] = await world.workers.checkLedger(device.deviceId);
+        return success(now(), {
+          ...externalView(device, world.twins.get(device.deviceId)),
+          external: false,
+          worker,
+          ledger: check ? ledgerCheckView(check) : null,
+        });
+      }
       if (!meter) {
         const device = await world.store.getDevice(req.params.device_id);
         if (device?.kind !== 'external') await virtualMeter(req.params.device_id);

@@ -86,6 +86,11 @@ export class WorkerHub {
     return this.#hosted.has(deviceId);
   }
 
+  /** The worker that hosts `deviceId`, if one does. */
+  hostOf(deviceId: string): string | undefined {
+    return this.#hosted.get(deviceId)?.worker;
+  }
+
   list(): (WorkerLease & { alive: boolean })[] {
     const now = Date.now();
     return [...this.#leases.values()].map((l) => ({ ...l, alive: isAlive(l, now) }));

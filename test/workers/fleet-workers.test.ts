@@ -153,6 +153,12 @@ describe('fleet workers [WORKER-1..4]', () => {
       return list.find((w) => w.name === 'fleet-WK')?.alive === false;
     });
     expect(ok(await t.sim('GET', '/ledger')).disagreements).toEqual([]);
+    // /sim/v1 names the worker; controls meant for the service's own meters say where the meter runs.
+    const seen = ok(await t.sim<{ worker: string; online: boolean; ledger: { agrees: boolean } }>('GET', `/devices/${meters[0]}`));
+    expect(seen).toMatchObject({ worker: 'fleet-WK', online: false, ledger: { agrees: true } });
+    const plug = await t.sim('POST', `/devices/${meters[0]}/online`, { online: true });
+    expect(plug.status).toBe(409);
+    expect(JSON.stringify(plug.body.error)).toContain('runs in fleet worker fleet-WK');
 
     const second = worker('WK', 6, flags);
     await second.ready();
