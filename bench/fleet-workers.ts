@@ -71,7 +71,10 @@ function startWorker(url: string, token: string, prefix: string, count: number):
     };
     proc.stdout!.setEncoding('utf8').on('data', onData);
     proc.stderr!.setEncoding('utf8').on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`worker ${prefix} exited ${code}: ${w.out}`)));
+    proc.once('exit', (code) => {
+      if (code !== 0) console.log(`  worker ${prefix} exited ${code}: ${w.out.slice(-2000)}`);
+      reject(new Error(`worker ${prefix} exited ${code}`));
+    });
   });
   return w;
 }
@@ -136,7 +139,7 @@ try {
   const stopMs = performance.now() - tStop;
   const ledger = await serve.sim<{ meters: number; disagreements: unknown[] }>('GET', '/ledger');
   const exit = await serve.stop('SIGTERM');
-  if (exit !== 0) console.log(serve.output().split('\n').filter((l) => /error|warn/.test(l)).slice(-5).join('\n'));
+  if (exit !== 0) console.log(serve.output().split('\n').slice(-12).join('\n'));
 
   const sql = new Database(db, { readonly: true });
   // Due: one sample per meter per period boundary inside the window; a gap anywhere is a lost reading.
@@ -153,6 +156,19 @@ try {
     )
     .pluck()
     .get() as number;
+  const first = Math.ceil(t0 / PERIOD_MS) * PERIOD_MS;
+  const last = Math.ceil(t1 / PERIOD_MS) * PERIOD_MS - PERIOD_MS;
+  const edges = sql
+    .prepare(
+      `SELECT sum(hi < ?) AS late_end, sum(lo > ?) AS late_start, min(hi) AS oldest_end FROM (
+         SELECT device_pk, max(ts) AS hi, min(ts) AS lo FROM samples GROUP BY device_pk)`,
+    )
+    .get(last, first) as { late_end: number; late_start: number; oldest_end: number };
+  if (edges.late_end + edges.late_start > 0)
+    console.log(
+      `  edges: ${edges.late_end} meters end before the window's last boundary (oldest end ${edges.oldest_end - last} ms from it), ` +
+        `${edges.late_start} start after its first`,
+    );
   const total = sql.prepare('SELECT count(*) FROM samples').pluck().get() as number;
   const meters = sql.prepare('SELECT count(DISTINCT device_pk) FROM samples').pluck().get() as number;
   sql.close();

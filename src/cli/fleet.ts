@@ -30,8 +30,8 @@ service stays the authority for devices, money, the clock and snapshots. Restart
   --space <id>                space of new meters, in that account (default: the worker's existing
                               one, else a new space "fleet <name>")
 
-Exit codes: 0 stopped by SIGINT/SIGTERM; 1 service unreachable; 2 bad flags, refused token, or a
-conflict (a live worker holds this name or prefix, or took the lease).
+Exit codes: 0 stopped by SIGINT/SIGTERM; 1 service unreachable (at start, or for 15 s while running);
+2 bad flags, refused token, or a conflict (a live worker holds this name or prefix, or took the lease).
 `;
 
 const cli = usage('fleet', FLEET_HELP);
@@ -114,7 +114,7 @@ export async function runFleet(argv: string[]): Promise<void> {
     pid: process.pid,
     host: hostname(),
     log,
-    onLost: () => process.exit(2),
+    onLost: (_reason, code) => process.exit(code),
   });
   onSignals(async (signal) => {
     log('info', `${signal}: fleet worker ${name} stopping (meters say goodbye)`);

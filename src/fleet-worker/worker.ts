@@ -18,6 +18,8 @@ const FULL_ROUND_BEATS = 10;
 /** Meters connecting at once. */
 const CONNECT_BATCH = 200;
 const SNAPSHOT_CHUNK = 2_000;
+/** Wall ms without an answered heartbeat after which the lease is surely lost (the service's 15 s). */
+const LEASE_LOST_MS = 15_000;
 /** Virtual ms the worker's clock may lag the service's before it catches up. */
 const CLOCK_TOLERANCE_MS = 20;
 
@@ -37,8 +39,8 @@ export interface FleetWorkerOptions {
   pid: number;
   host: string;
   log: Log;
-  /** Called when the worker stops on its own (its lease was taken): the CLI exits 2. */
-  onLost?: (reason: string) => void;
+  /** Called when the worker stops on its own: its lease was taken (exit 2) or the service is gone (1). */
+  onLost?: (reason: string, exitCode: 1 | 2) => void;
 }
 
 interface Registered {
@@ -56,6 +58,8 @@ export class FleetWorker {
   readonly #changed = new Set<string>();
   #beat: NodeJS.Timeout | null = null;
   #beats = 0;
+  /** Wall ms of the last heartbeat the service answered. */
+  #lastBeat = Date.now();
   readonly #abort = new AbortController();
   #stopping = false;
   brokerUrl = '';
@@ -112,6 +116,7 @@ export class FleetWorker {
     for (let i = 0; i < meters.length; i += CONNECT_BATCH)
       await Promise.all(meters.slice(i, i + CONNECT_BATCH).map((m) => fleet.add(m)));
     fleet.start();
+    this.#lastBeat = Date.now();
     this.#beat = setInterval(() => void this.#heartbeat(), HEARTBEAT_MS);
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     o.log(
@@ -147,6 +152,8 @@ export class FleetWorker {
       (m, i) => this.#changed.has(m.id) || i % FULL_ROUND_BEATS === round,
     );
     this.#changed.clear();
+    // One bounded body per beat; what does not fit waits for the next one.
+    for (const m of chosen.splice(SNAPSHOT_CHUNK)) this.#changed.add(m.id);
     try {
       const t0 = Date.now();
       const beat = await this.#client.call<{ now_ms: number; speed: number }>(
@@ -156,9 +163,13 @@ export class FleetWorker {
       );
       // Half the round trip is the answer's transit, at the clock's speed.
       this.#catchUp(beat.now_ms + ((Date.now() - t0) / 2) * beat.speed);
+      this.#lastBeat = Date.now();
     } catch (err) {
-      if (err instanceof ServiceError && err.kind === 'conflict') return this.#lost(err.message);
+      if (err instanceof ServiceError && err.kind === 'conflict') return this.#lost(err.message, 2);
       this.#o.log('warn', `fleet worker ${this.#o.name}: heartbeat failed: ${(err as Error).message}`);
+      // Past the service's dead mark the lease is gone: another worker may run these meters now.
+      if (Date.now() - this.#lastBeat >= LEASE_LOST_MS)
+        this.#lost(`no heartbeat answered for ${LEASE_LOST_MS / 1000} s: ${(err as Error).message}`, 1);
     }
   }
 
@@ -173,7 +184,7 @@ export class FleetWorker {
         );
       } catch (err) {
         if (this.#stopping) return;
-        if (err instanceof ServiceError && err.kind === 'conflict') return this.#lost(err.message);
+        if (err instanceof ServiceError && err.kind === 'conflict') return this.#lost(err.message, 2);
         this.#o.log('warn', `fleet worker ${this.#o.name}: sync stream: ${(err as Error).message}`);
       }
       await new Promise((r) => setTimeout(r, 500));
@@ -210,7 +221,7 @@ export class FleetWorker {
     const clock = this.#clock;
     if (!clock) return;
     const lag = serviceNow - clock.now();
-    if (lag > CLOCK_TOLERANCE_MS) void clock.advance(lag);
+    if (lag > CLOCK_TOLERANCE_MS) void clock.advance(Math.round(lag));
   }
 
   #send(meters: VirtualMeter[]): Promise<void> {
@@ -222,14 +233,14 @@ export class FleetWorker {
     for (let i = 0; i < all.length; i += SNAPSHOT_CHUNK) await this.#send(all.slice(i, i + SNAPSHOT_CHUNK));
   }
 
-  #lost(reason: string): void {
+  #lost(reason: string, exitCode: 1 | 2): void {
     if (this.#stopping) return;
     this.#o.log('error', `fleet worker ${this.#o.name}: ${reason}; stopping`);
     this.#stopping = true;
     if (this.#beat) clearInterval(this.#beat);
     this.#abort.abort();
     // Another process runs these meters now: no goodbye (it would say offline over the new owner).
-    this.#o.onLost?.(reason);
+    this.#o.onLost?.(reason, exitCode);
   }
 }
 

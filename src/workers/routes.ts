@@ -39,6 +39,12 @@ const snapshot = z.object({ device_id: z.string(), meter: z.string(), online: z.
 const snapshotsBody = z.object({ snapshots: z.array(snapshot).max(100_000) });
 const advancedBody = z.object({ id: z.number().int(), last_sample_ts: z.record(z.string(), z.number()) });
 
+/**
+ * Snapshots come in batches (a worker sends at most 2,000 per call, ~1.3 MB): these routes take up to
+ * 8 MiB, the rest of the API keeps its 64 KiB (only the admin token reaches them).
+ */
+const SNAPSHOT_BODY_LIMIT = 8 * 1024 * 1024;
+
 function mapError(err: unknown): never {
   if (err instanceof WorldError)
     throw new ApiError(
@@ -51,6 +57,8 @@ function mapError(err: unknown): never {
 export async function workerRoutes(app: FastifyInstance, { world }: { world: World }): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const hub = world.workers;
+  // The sync streams never end on their own: closing the server waits for them otherwise.
+  app.addHook('preClose', async () => hub.sync.close());
   const now = () => world.clock.now();
   const leaseOf = (headers: Record<string, unknown>) => {
     const id = headers['x-worker-lease'];
@@ -107,7 +115,10 @@ export async function workerRoutes(app: FastifyInstance, { world }: { world: Wor
 
   r.post(
     '/workers/:name/heartbeat',
-    { schema: { ...workerDoc('workerHeartbeat'), params: nameParams, body: snapshotsBody } },
+    {
+      bodyLimit: SNAPSHOT_BODY_LIMIT,
+      schema: { ...workerDoc('workerHeartbeat'), params: nameParams, body: snapshotsBody },
+    },
     async (req) => {
       await hub.heartbeat(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapError);
       return success(now(), { now_ms: now(), speed: world.clock.speed });
@@ -116,7 +127,10 @@ export async function workerRoutes(app: FastifyInstance, { world }: { world: Wor
 
   r.post(
     '/workers/:name/snapshots',
-    { schema: { ...workerDoc('saveWorkerSnapshots'), params: nameParams, body: snapshotsBody } },
+    {
+      bodyLimit: SNAPSHOT_BODY_LIMIT,
+      schema: { ...workerDoc('saveWorkerSnapshots'), params: nameParams, body: snapshotsBody },
+    },
     async (req) => {
       await hub.saveSnapshots(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapError);
       return success(now(), { stored: req.body.snapshots.length });
@@ -125,7 +139,10 @@ export async function workerRoutes(app: FastifyInstance, { world }: { world: Wor
 
   r.post(
     '/workers/:name/advanced',
-    { schema: { ...workerDoc('workerAdvanced'), params: nameParams, body: advancedBody } },
+    {
+      bodyLimit: SNAPSHOT_BODY_LIMIT,
+      schema: { ...workerDoc('workerAdvanced'), params: nameParams, body: advancedBody },
+    },
     async (req) => {
       try {
         hub.holder(req.params.name, leaseOf(req.headers));

@@ -154,7 +154,12 @@ describe('fleet workers [WORKER-1..4]', () => {
     });
     expect(ok(await t.sim('GET', '/ledger')).disagreements).toEqual([]);
     // /sim/v1 names the worker; controls meant for the service's own meters say where the meter runs.
-    const seen = ok(await t.sim<{ worker: string; online: boolean; ledger: { agrees: boolean } }>('GET', `/devices/${meters[0]}`));
+    const seen = ok(
+      await t.sim<{ worker: string; online: boolean; ledger: { agrees: boolean } }>(
+        'GET',
+        `/devices/${meters[0]}`,
+      ),
+    );
     expect(seen).toMatchObject({ worker: 'fleet-WK', online: false, ledger: { agrees: true } });
     const plug = await t.sim('POST', `/devices/${meters[0]}/online`, { online: true });
     expect(plug.status).toBe(409);
@@ -246,4 +251,26 @@ describe('fleet workers [WORKER-1..4]', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--count is required');
   });
+
+  it('a service that stops does not wait for its workers; a worker whose service is gone exits 1', async () => {
+    const own = await startTestService();
+    const w = new FleetProcess([
+      '--url',
+      own.svc.httpUrl,
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--prefix',
+      'WG',
+      '--count',
+      '2',
+    ]);
+    workers.push(w);
+    await w.ready();
+    const t0 = Date.now();
+    await own.close();
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const exit = await w.exited;
+    expect(exit.code).toBe(1);
+    expect(w.stderr).toMatch(/no heartbeat answered for 15 s: service at .* unreachable/);
+  }, 40_000);
 });
