@@ -7,7 +7,7 @@ import type { VirtualClock } from '../../simulator/clock.ts';
 import { readMeterSnapshot, reportedBalance, serializeMeter } from '../../simulator/meter/index.ts';
 import type { TwinRegistry } from '../devices/twins.ts';
 import type { EventBus } from '../events/bus.ts';
-import type { DeviceRecord, Store } from '../store/types.ts';
+import type { DeviceRecord, MeterSnapshot, Store } from '../store/types.ts';
 import { type LedgerCheck, ledgerCheck } from '../world/ledger-check.ts';
 import { restoreMeter } from '../world/meter-snapshot.ts';
 import { type Log, WorldError } from '../world/types.ts';
@@ -84,6 +84,21 @@ export class WorkerHub {
 
   hosts(deviceId: string): boolean {
     return this.#hosted.has(deviceId);
+  }
+
+  /**
+   * A worker meter found in the store when the world opens: known (recharges go to the ledger, the
+   * ledger check reads its snapshot) until its worker registers again and runs it.
+   */
+  adoptStored(device: DeviceRecord, snap: MeterSnapshot, worker: string, secret: string): void {
+    this.#hosted.set(device.deviceId, {
+      deviceId: device.deviceId,
+      pk: device.pk,
+      worker,
+      secret,
+      ledgerSeq: snap.ledgerSeq,
+      pending: [],
+    });
   }
 
   /** The worker that hosts `deviceId`, if one does. */

@@ -394,7 +394,11 @@ export class World {
         continue;
       }
       // A fleet worker's meter runs there; it comes back when that worker registers (src/workers).
-      if ((JSON.parse(snap.state) as SnapshotBody).host) continue;
+      const { host, secret } = JSON.parse(snap.state) as SnapshotBody;
+      if (host) {
+        this.workers.adoptStored(device, snap, host.worker, secret);
+        continue;
+      }
       const restored = await restoreMeter(this.store, device, snap);
       if (restored.chargedBaseline) this.log('info', `${device.deviceId}: ${CHARGED_BASELINE}`);
       await this.#startMeter(
