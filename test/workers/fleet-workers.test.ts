@@ -165,6 +165,15 @@ describe('fleet workers [WORKER-1..4]', () => {
     expect(plug.status).toBe(409);
     expect(JSON.stringify(plug.body.error)).toContain('runs in fleet worker fleet-WK');
 
+    // While no worker runs it, a recharge goes to the ledger and waits for the meter [LEDGER-1].
+    const whileDead = ok(
+      await t.sim<{ applied: boolean; delivered: boolean }>('POST', `/devices/${meters[2]}/recharge`, {
+        amount: 1100,
+        transaction_id: 'kill-dead',
+      }),
+    );
+    expect(whileDead).toMatchObject({ applied: true, delivered: false });
+
     const second = worker('WK', 6, flags);
     await second.ready();
     for (const id of meters) {
@@ -180,6 +189,7 @@ describe('fleet workers [WORKER-1..4]', () => {
     for (const [i, tx, amount] of [
       [0, 'kill-acked', 700],
       [1, 'kill-flight', 900],
+      [2, 'kill-dead', 1100],
     ] as const) {
       const again = ok(
         await t.sim<{ applied: boolean }>('POST', `/devices/${meters[i]}/recharge`, {
@@ -195,8 +205,41 @@ describe('fleet workers [WORKER-1..4]', () => {
     );
     expect(jump.workers.late).toEqual([]);
     expect(ok(await t.sim('GET', '/ledger')).disagreements).toEqual([]);
+    const dead = ok(
+      await t.sim<{ ledger: { ledger_paise: number; agrees: boolean } }>('GET', `/devices/${meters[2]}`),
+    );
+    expect(dead.ledger).toMatchObject({ ledger_paise: 5000 + 1100, agrees: true });
     expect(await second.stop()).toEqual({ code: 0, signal: null });
   });
+
+  it('kill -9 at any point of a recharge: the credit lands exactly once [LEDGER-1] [WORKER-3]', async () => {
+    const flags = ['--balance', '2000', '--profile', 'constant:500'];
+    const meter = ids('WM', 1)[0]!;
+    for (const [round, delayMs] of [0, 2, 6, 15, 40].entries()) {
+      const w = worker('WM', 1, flags);
+      await w.ready();
+      const credit = t.sim('POST', `/devices/${meter}/recharge`, {
+        amount: 100,
+        transaction_id: `mid-${round}`,
+      });
+      await new Promise((r) => setTimeout(r, delayMs));
+      w.proc.kill('SIGKILL');
+      await w.exited;
+      expect((await credit).status, `round ${round}`).toBe(200);
+      await until('the worker counted dead', async () => {
+        const list = ok(await t.sim<{ name: string; alive: boolean }[]>('GET', '/workers'));
+        return list.find((x) => x.name === 'fleet-WM')?.alive === false;
+      });
+      expect(ok(await t.sim('GET', '/ledger')).disagreements, `round ${round}`).toEqual([]);
+    }
+    const last = worker('WM', 1, flags);
+    await last.ready();
+    const seen = ok(
+      await t.sim<{ ledger: { ledger_paise: number; agrees: boolean } }>('GET', `/devices/${meter}`),
+    );
+    expect(seen.ledger).toMatchObject({ ledger_paise: 2000 + 5 * 100, agrees: true });
+    expect(await last.stop()).toEqual({ code: 0, signal: null });
+  }, 90_000);
 
   it('a second worker with the same name or an overlapping prefix is refused with exit code 2', async () => {
     const holder = worker('WD', 2, ['--name', 'dup']);
