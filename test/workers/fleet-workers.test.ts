@@ -241,6 +241,25 @@ describe('fleet workers [WORKER-1..4]', () => {
     expect(await last.stop()).toEqual({ code: 0, signal: null });
   }, 90_000);
 
+  it("a speed change reaches the worker: its meters run at the service clock's speed [WORKER-4]", async () => {
+    const w = worker('WS', 2, ['--period-s', '60']);
+    await w.ready();
+    const id = ids('WS', 1)[0]!;
+    const before = t.svc.world.clock.now();
+    ok(await t.sim('POST', '/clock/speed', { speed: 600 }));
+    try {
+      // 10 virtual minutes pass in 1 s of wall time; sooner than a heartbeat (3 s) could correct the clock.
+      await until(
+        'samples of the sped-up minutes',
+        () => (t.svc.world.twins.get(id)?.lastSampleTs ?? 0) >= before + 300_000,
+        2_500,
+      );
+    } finally {
+      ok(await t.sim('POST', '/clock/speed', { speed: 1 }));
+    }
+    expect(await w.stop()).toEqual({ code: 0, signal: null });
+  });
+
   it('a second worker with the same name or an overlapping prefix is refused with exit code 2', async () => {
     const holder = worker('WD', 2, ['--name', 'dup']);
     await holder.ready();
