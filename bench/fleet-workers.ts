@@ -139,7 +139,11 @@ try {
   const stopMs = performance.now() - tStop;
   const ledger = await serve.sim<{ meters: number; disagreements: unknown[] }>('GET', '/ledger');
   const exit = await serve.stop('SIGTERM');
-  if (exit !== 0) console.log(serve.output().split('\n').slice(-12).join('\n'));
+  if (exit !== 0) {
+    const out = serve.output();
+    const at = out.search(/\w*Error\b/);
+    console.log(`  serve's output around its error:\n${out.slice(Math.max(0, at - 1500), at + 1200)}`);
+  }
 
   const sql = new Database(db, { readonly: true });
   // Due: one sample per meter per period boundary inside the window; a gap anywhere is a lost reading.

@@ -15,6 +15,7 @@ import { isWorkerMeterId, workerMeterId } from './leases.ts';
 export interface HostedMeter {
   deviceId: string;
   pk: number;
+  accountId: number;
   worker: string;
   secret: string;
   /** The newest ledger seq the stored snapshot includes. */
@@ -88,6 +89,7 @@ export async function hostMeters(spec: WorkerMeterSpec, o: HostingOptions): Prom
       hosted: {
         deviceId: device.deviceId,
         pk: device.pk,
+        accountId: device.accountId,
         worker: spec.name,
         secret: body.secret,
         ledgerSeq: restored.ledgerSeq,
@@ -192,7 +194,15 @@ async function provision(
     state,
     online: true,
     newSecret: secret,
-    hosted: { deviceId, pk: device.pk, worker: spec.name, secret, ledgerSeq: opening.entry.seq, pending: [] },
+    hosted: {
+      deviceId,
+      pk: device.pk,
+      accountId,
+      worker: spec.name,
+      secret,
+      ledgerSeq: opening.entry.seq,
+      pending: [],
+    },
   };
 }
 

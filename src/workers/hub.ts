@@ -94,6 +94,7 @@ export class WorkerHub {
     this.#hosted.set(device.deviceId, {
       deviceId: device.deviceId,
       pk: device.pk,
+      accountId: device.accountId,
       worker,
       secret,
       ledgerSeq: snap.ledgerSeq,
@@ -236,7 +237,7 @@ export class WorkerHub {
         ledger_seq: written.entry.seq,
         balance,
       },
-      { deviceId },
+      { deviceId, accountId: h.accountId },
     );
     return { balance, applied, delivered: outcome.ok };
   }
