@@ -111,6 +111,12 @@ try {
     `  connected: every worker's meters in ${secs(allMs)} (per worker, spawn to all connected: ` +
       `${readyMs.map(secs).join(', ')}); serve CPU while connecting ${(serve.cpuSeconds() - cpuServe0).toFixed(1)} s`,
   );
+  // Each worker's own split: registration (the service provisions or restores its meters), then MQTT.
+  const splits = fleet.map((w) => /\(registered in ([\d.]+) s, connected in ([\d.]+) s\)/.exec(w.out));
+  console.log(
+    `  per worker: registered in ${splits.map((m) => `${m?.[1]} s`).join(', ')}; its meters connected in ` +
+      `${splits.map((m) => `${m?.[2]} s`).join(', ')}`,
+  );
   await new Promise((r) => setTimeout(r, 2 * PERIOD_MS)); // settle past the connect burst
   const rssEmpty = procStatus(empty.proc.pid!, 'VmRSS');
   const t0 = Date.now();
