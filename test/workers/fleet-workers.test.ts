@@ -312,6 +312,9 @@ describe('fleet workers [WORKER-1..4]', () => {
     const usage = await runFleet(['--url', t.svc.httpUrl, '--admin-token', 'x']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--count is required');
+    const help = await runFleet(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: meterstack fleet --url <service> --admin-token <token> --count <n>/);
   });
 
   it('a service that stops does not wait for its workers; a worker whose service is gone exits 1', async () => {
