@@ -4,6 +4,7 @@
 
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker } from '../../src/broker/index.ts';
 import { istDate } from '../../src/time/ist.ts';
 import { FleetProcess, runFleet } from '../helpers/fleet.ts';
 import { ADMIN_TOKEN, newAccount, ok, startTestService, type TestService } from '../helpers/service.ts';
@@ -337,5 +338,63 @@ describe('fleet workers [WORKER-1..4]', () => {
     const exit = await w.exited;
     expect(exit.code).toBe(1);
     expect(w.stderr).toMatch(/no heartbeat answered for 15 s: service at .* unreachable/);
+  }, 40_000);
+});
+
+describe('fleet workers on an external broker (serve --broker)', () => {
+  it('the worker uses the broker URL the service names: telemetry, a jump, a recharge, goodbye', async () => {
+    // A broker that is not the service's: logins are its own business (here: any meter may log in).
+    const broker = await startBroker({
+      port: 0,
+      authenticate: async (username, password) =>
+        username === 'ext-service'
+          ? password === 'ext-pass'
+            ? { kind: 'service' }
+            : null
+          : { kind: 'meter', deviceId: username },
+    });
+    const own = await startTestService({
+      broker: broker.url.replace('mqtt://', 'mqtt://ext-service:ext-pass@'),
+    });
+    try {
+      const w = new FleetProcess([
+        '--url',
+        own.svc.httpUrl,
+        '--admin-token',
+        ADMIN_TOKEN,
+        '--prefix',
+        'WX',
+        '--count',
+        '3',
+      ]);
+      workers.push(w);
+      await w.ready();
+      expect(w.stdout).toContain(`meters on ${broker.url}`);
+      const id = ids('WX', 1)[0]!;
+      expect(own.svc.world.twins.get(id)?.online).toBe(true);
+      const jump = ok(
+        await own.sim<{ to: string; workers: { late: string[] } }>('POST', '/clock/advance', {
+          seconds: 600,
+        }),
+      );
+      expect(jump.workers.late).toEqual([]);
+      const to = Date.parse(jump.to);
+      const device = await own.svc.store.getDevice(id);
+      const points = await own.svc.store.history(device!.pk, 'energy', to - 600_000, to + 1, 15);
+      expect(Math.max(0, ...points.map((p) => p.ts))).toBeGreaterThanOrEqual(to - 60_000);
+      const credit = ok(
+        await own.sim<{ applied: boolean; delivered: boolean }>('POST', `/devices/${id}/recharge`, {
+          amount: 250,
+          transaction_id: 'ext-1',
+        }),
+      );
+      expect(credit).toMatchObject({ applied: true, delivered: true });
+      expect(await w.stop()).toEqual({ code: 0, signal: null });
+      expect(own.svc.world.twins.get(id)?.online).toBe(false);
+      expect(ok(await own.sim('GET', '/ledger')).disagreements).toEqual([]);
+    } finally {
+      await own.close();
+      await broker.close();
+    }
   }, 40_000);
 });
