@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Run>> = {
   meter: async () => (await import('./meter.ts')).runMeter,
   replay: async () => (await import('./replay.ts')).runReplay,
   scenario: async () => (await import('./scenario.ts')).runScenario,
+  fleet: async () => (await import('./fleet.ts')).runFleet,
 };
 
 const USAGE = `usage: meterstack <command> [flags]
@@ -22,6 +23,7 @@ commands:
   meter     run a virtual meter on a serial port, speaking the line protocol
   replay    play a trace (CSV or JSON Lines) as a meter against a running or embedded service
   scenario  run declarative scenario files: meterstack scenario run <files...>
+  fleet     host N virtual meters in this process against a running service (a fleet worker)
 
   meterstack help <command>   that command's flags (the same as meterstack <command> --help)
   meterstack --version        the version of meterstack

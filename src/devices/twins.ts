@@ -206,6 +206,22 @@ export class TwinRegistry {
     timeoutMs = this.#opts.commandTimeoutMs ?? 5000,
   ): Promise<CommandOutcome> {
     if ((command as MeterCommand).op === 'recharge') return Promise.resolve(NO_CREDIT_OVER_TWINS);
+    return this.#send(deviceId, command, timeoutMs);
+  }
+
+  /**
+   * [LEDGER-2] Sends a credit whose ledger entry is already written, for a meter that runs in a fleet
+   * worker (src/workers/hub.ts): the only way money travels over MQTT, and only from the ledger.
+   */
+  creditLedgerEntry(
+    deviceId: string,
+    credit: { amount: number; transactionId: string },
+    timeoutMs = this.#opts.commandTimeoutMs ?? 5000,
+  ): Promise<CommandOutcome> {
+    return this.#send(deviceId, { op: 'recharge', ...credit }, timeoutMs);
+  }
+
+  #send(deviceId: string, command: MeterCommand, timeoutMs: number): Promise<CommandOutcome> {
     const twin = this.#twins.get(deviceId);
     const client = this.#client;
     if (!twin?.online || !client?.connected) return Promise.resolve({ ok: false, reason: 'offline' });

@@ -30,6 +30,7 @@ export class ApiWorld implements ServiceWorld {
   readonly log: Log;
   readonly mqttUrl: string;
   readonly fleet = { meters: () => [].values() };
+  readonly workers = null;
   readonly reconciliation = { checkedAtStart: 0, disagreementsAtStart: 0 };
   readonly #accounts: Accounts;
 

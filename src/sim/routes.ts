@@ -9,6 +9,7 @@ import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
+import { workerRoutes } from '../workers/routes.ts';
 import type { ServiceWorld } from '../world/face.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import { WorldError } from '../world/world.ts';
@@ -64,8 +65,11 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       const route = `${request.method} ${request.routeOptions.url?.slice(app.prefix.length)}`;
       if (!LOCAL_SIM_ROUTES.has(route)) return forward(request, reply);
     });
+    // Routes an instance does not have (the fleet workers') are the world's too.
+    app.setNotFoundHandler((request, reply) => forward(request, reply));
   }
   eventRoutes(app, { views: opts.events, now });
+  await workerRoutes(app, { world });
 
   /**
    * The virtual meter `id`. An external device exists but has no meter here: 409 `conflict` saying so
@@ -74,6 +78,13 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   const virtualMeter = async (id: string) => {
     const meter = world.meter(id);
     if (meter) return meter;
+    const worker = world.workers?.hostOf(id);
+    if (worker !== undefined) {
+      throw new ApiError(
+        'conflict',
+        `virtual meter ${id} runs in fleet worker ${worker}: control it through the v2 API (see GET /sim/v1/workers)`,
+      );
+    }
     // Its history is still being written: the meter starts once that is done (spec decision 52).
     const b = world.backfills().find((p) => p.deviceId === id);
     if (b) {
@@ -151,6 +162,18 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     { schema: { ...simDoc('getSimDevice'), params: s.deviceIdParams } },
     async (req) => {
       const meter = world.meter(req.params.device_id);
+      const worker = world.workers?.hostOf(req.params.device_id);
+      if (!meter && worker !== undefined) {
+        // A fleet worker's meter: what the service saw of it, and its stored state against the ledger.
+        const device = (await world.store.getDevice(req.params.device_id))!;
+        const [check] = (await world.workers?.checkLedger(device.deviceId)) ?? [];
+        return success(now(), {
+          ...externalView(device, world.twins.get(device.deviceId)),
+          external: false,
+          worker,
+          ledger: check ? ledgerCheckView(check) : null,
+        });
+      }
       if (!meter) {
         const device = await world.store.getDevice(req.params.device_id);
         if (device?.kind !== 'external') await virtualMeter(req.params.device_id);
@@ -168,7 +191,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   // [LEDGER-3] Every virtual meter against its ledger, now; and what the check at start found.
   r.get('/ledger', { schema: simDoc('checkLedger') }, async () => {
-    const checks = await world.checkLedger();
+    // Fleet workers' meters are checked from their stored snapshots (src/workers).
+    const checks = [...(await world.checkLedger()), ...((await world.workers?.checkLedger()) ?? [])];
     return success(now(), {
       meters: checks.length,
       disagreements: checks.filter((c) => !c.agrees).map(ledgerCheckView),
@@ -197,6 +221,17 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     '/devices/:device_id/recharge',
     { schema: { ...simDoc('rechargeDevice'), params: s.deviceIdParams, body: s.rechargeBody } },
     async (req) => {
+      if (world.workers?.hosts(req.params.device_id)) {
+        const result = await world.workers
+          .recharge(req.params.device_id, req.body.amount, req.body.transaction_id)
+          .catch(mapWorldError);
+        const msg = !result.applied
+          ? 'recharge already applied'
+          : result.delivered
+            ? 'recharge applied'
+            : 'recharge in the ledger; the meter is offline and takes it when its worker resumes it';
+        return success(now(), result, msg);
+      }
       await virtualMeter(req.params.device_id);
       const result = await world
         .recharge(req.params.device_id, req.body.amount, req.body.transaction_id)
@@ -232,7 +267,12 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   r.post('/clock/advance', { schema: { ...simDoc('advanceClock'), body: s.advanceBody } }, async (req) => {
     const { from, to } = await world.advance(req.body.seconds * 1000);
-    return success(now(), { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()) }, 'clock advanced');
+    const { late, done } = world.workers?.lastAdvance ?? { late: [], done: [] };
+    return success(
+      now(),
+      { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()), workers: { done, late } },
+      late.length > 0 ? `clock advanced; fleet workers late: ${late.join(', ')}` : 'clock advanced',
+    );
   });
 
   r.post('/clock/speed', { schema: { ...simDoc('setClockSpeed'), body: s.speedBody } }, async (req) => {

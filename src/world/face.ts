@@ -3,6 +3,7 @@
 // follows the world's, and no meters of its own (issue 11 §4: world operations are forwarded).
 
 import type { Fleet } from '../../simulator/fleet.ts';
+import type { WorkerHub } from '../workers/hub.ts';
 import type { World } from './world.ts';
 
 /** A clock to read: the world's VirtualClock, or an instance's copy that follows it. */
@@ -33,4 +34,6 @@ export type ServiceWorld = Pick<
 > & {
   readonly clock: ClockView;
   readonly fleet: Pick<Fleet, 'meters'>;
+  /** The fleet workers' meters (src/workers); null on an API instance, which forwards worker routes. */
+  readonly workers: WorkerHub | null;
 };

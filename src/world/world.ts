@@ -11,7 +11,8 @@ import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
-import type { Account, DeviceRecord, MeterSnapshot, Space, Store } from '../store/types.ts';
+import type { Account, DeviceRecord, MeterSnapshot, Space, Store, Udfs } from '../store/types.ts';
+import { WorkerHub } from '../workers/hub.ts';
 import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
 import {
@@ -64,6 +65,8 @@ export class World {
   readonly #ledger: MeterLedger;
   readonly #backfills = new Backfills();
   readonly #accountsDesk: Accounts;
+  /** The fleet workers' meters: known here, run elsewhere (src/workers). */
+  readonly workers: WorkerHub;
   #closed = false;
 
   private constructor(opts: WorldOptions) {
@@ -110,6 +113,7 @@ export class World {
       reportedState: (id) => this.twins.get(id)?.state ?? null,
       log: this.log,
     });
+    this.workers = new WorkerHub({ world: this, log: this.log });
   }
 
   /**
@@ -145,6 +149,7 @@ export class World {
     await world.#ledger.checkAtStart();
     world.fleet.start();
     world.#snapshots.start();
+    world.workers.start();
     return world;
   }
 
@@ -356,8 +361,19 @@ export class World {
     return this.#snapshots.saveAll();
   }
 
+  /**
+   * A device whose meter runs in a fleet worker: known here (twins, v2 API, ledger) but not run here;
+   * with `secret`, its MQTT login is made on brokers that keep logins themselves.
+   */
+  async adoptHosted(device: DeviceRecord, secret?: string): Promise<void> {
+    this.#pks.set(device.deviceId, device.pk);
+    this.#accounts.set(device.deviceId, device.accountId);
+    if (secret !== undefined) await this.#opts.meterLogins?.addMeter(device.deviceId, secret);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.workers.close();
     this.#snapshots.stop();
     await this.fleet.stop();
     await this.settle(5_000).catch(() => undefined);
@@ -382,6 +398,12 @@ export class World {
           'warn',
           `virtual meter ${device.deviceId} has no snapshot; it was never fully provisioned, skipping`,
         );
+        continue;
+      }
+      // A fleet worker's meter runs there; it comes back when that worker registers (src/workers).
+      const { host, secret } = JSON.parse(snap.state) as SnapshotBody;
+      if (host) {
+        this.workers.adoptStored(device, snap, host.worker, secret);
         continue;
       }
       const restored = await restoreMeter(this.store, device, snap);

@@ -45,7 +45,16 @@ describe('meterstack (spec-decisions 71)', () => {
   it('--help lists the commands, help and --version', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
-    for (const c of ['serve', 'bridge', 'meter', 'replay', 'scenario', 'help <command>', '--version'])
+    for (const c of [
+      'serve',
+      'bridge',
+      'meter',
+      'replay',
+      'scenario',
+      'fleet',
+      'help <command>',
+      '--version',
+    ])
       expect(r.stdout).toContain(c);
   });
 
