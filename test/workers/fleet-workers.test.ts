@@ -4,9 +4,9 @@
 
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker } from '../../src/broker/index.ts';
 import { istDate } from '../../src/time/ist.ts';
 import { FleetProcess, runFleet } from '../helpers/fleet.ts';
+import { skipWithoutMosquitto, startMosquitto } from '../helpers/mosquitto.ts';
 import { ADMIN_TOKEN, newAccount, ok, startTestService, type TestService } from '../helpers/service.ts';
 import { v2Client } from '../helpers/v2.ts';
 
@@ -341,21 +341,11 @@ describe('fleet workers [WORKER-1..4]', () => {
   }, 40_000);
 });
 
-describe('fleet workers on an external broker (serve --broker)', () => {
+describe.skipIf(skipWithoutMosquitto)('fleet workers on an external broker (serve --broker)', () => {
   it('the worker uses the broker URL the service names: telemetry, a jump, a recharge, goodbye', async () => {
-    // A broker that is not the service's: logins are its own business (here: any meter may log in).
-    const broker = await startBroker({
-      port: 0,
-      authenticate: async (username, password) =>
-        username === 'ext-service'
-          ? password === 'ext-pass'
-            ? { kind: 'service' }
-            : null
-          : { kind: 'meter', deviceId: username },
-    });
-    const own = await startTestService({
-      broker: broker.url.replace('mqtt://', 'mqtt://ext-service:ext-pass@'),
-    });
+    // Mosquitto with dynamic security: each worker meter gets its own login there when provisioned.
+    const broker = await startMosquitto();
+    const own = await startTestService({ broker: broker.brokerUrl });
     try {
       const w = new FleetProcess([
         '--url',
@@ -394,7 +384,7 @@ describe('fleet workers on an external broker (serve --broker)', () => {
       expect(ok(await own.sim('GET', '/ledger')).disagreements).toEqual([]);
     } finally {
       await own.close();
-      await broker.close();
+      await broker.stop();
     }
   }, 40_000);
 });
