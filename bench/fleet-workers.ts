@@ -5,6 +5,11 @@
 // broker, twins and ingest live there), and readings stored vs due with every gap counted as lost.
 //
 // Run: npm run build && npx tsx bench/fleet-workers.ts [meters=10000] [workers=4] [windowS=60] [periodS=10]
+//      [--edges N] [--db sqlite|postgres]
+// --edges N: the scale-out topology instead (docs/scale.md): serve on an external Mosquitto (the core,
+// logins unmanaged) and N edge Mosquittos bridged to it, the workers' meters spread over the edges
+// (`fleet --broker-url`): one process here may hold at most 20,000 open files (ulimit -Hn), so 50,000
+// meters need several broker processes. The broker CPU is then all Mosquittos'.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,13 +17,21 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { parseArgs } from 'node:util';
+import { storeForBench } from './support/bench-store.ts';
+import { type BenchMosquitto, startEdgeBrokers } from './support/mosquitto.ts';
 import { startServe } from './support/serve-process.ts';
 
-const METERS = Number(process.argv[2] ?? 10_000);
-const WORKERS = Number(process.argv[3] ?? 4);
-const WINDOW_S = Number(process.argv[4] ?? 60);
-const PERIOD_S = Number(process.argv[5] ?? 10);
+const { values: flags, positionals } = parseArgs({
+  options: { edges: { type: 'string', default: '0' }, db: { type: 'string', default: 'sqlite' } },
+  allowPositionals: true,
+});
+const METERS = Number(positionals[0] ?? 10_000);
+const WORKERS = Number(positionals[1] ?? 4);
+const WINDOW_S = Number(positionals[2] ?? 60);
+const PERIOD_S = Number(positionals[3] ?? 10);
+const EDGES = Number(flags.edges);
+const DB_KIND = flags.db === 'postgres' ? 'postgres' : 'sqlite';
 const PERIOD_MS = PERIOD_S * 1000;
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -45,14 +58,15 @@ function procCpu(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
-function startWorker(url: string, token: string, prefix: string, count: number): Worker {
+function startWorker(url: string, token: string, prefix: string, count: number, brokerUrl?: string): Worker {
   const t0 = performance.now();
   const proc = spawn(
     'bash',
     [
       '-c',
       `ulimit -n $(ulimit -Hn); exec node bin/meterstack.js fleet --url ${url} --admin-token ${token} ` +
-        `--prefix ${prefix} --count ${count} --period-s ${PERIOD_S} --balance 10000000 --profile household:3000`,
+        `--prefix ${prefix} --count ${count} --period-s ${PERIOD_S} --balance 10000000 --profile household:3000` +
+        (brokerUrl ? ` --broker-url ${brokerUrl}` : ''),
     ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -79,20 +93,25 @@ function startWorker(url: string, token: string, prefix: string, count: number):
   return w;
 }
 
+const store = await storeForBench(DB_KIND, db);
+const cluster = EDGES > 0 ? await startEdgeBrokers(EDGES) : null;
+const brokers: BenchMosquitto[] = cluster ? [cluster.core, ...cluster.edges] : [];
+const brokerCpu = () => brokers.reduce((s, b) => s + b.cpuSeconds(), 0);
 const serve = await startServe([
   '--http-port=0',
   '--mqtt-port=0',
-  `--db=${db}`,
+  `--db=${store.url}`,
   '--no-demo',
   '--rate-limit=0',
   '--log-level=warn',
+  ...(cluster ? [...cluster.core.serveArgs, '--broker-logins=unmanaged'] : []),
 ]);
 const workers: Worker[] = [];
 try {
   const per = Math.ceil(METERS / WORKERS);
   console.log(
     `fleet-workers: ${METERS.toLocaleString('en')} meters across ${WORKERS} fleet workers (${per.toLocaleString('en')} each), ` +
-      `telemetry every ${PERIOD_S} s, window ${WINDOW_S} s, -> one serve (pid ${serve.pid}, embedded broker, SQLite); ` +
+      `telemetry every ${PERIOD_S} s, window ${WINDOW_S} s, -> one serve (pid ${serve.pid}, ${cluster ? `Mosquitto ${cluster.core.version}: a core and ${EDGES} edge brokers bridged to it` : 'embedded broker'}, ${DB_KIND}); ` +
       `${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}`,
   );
   // The peer: a worker with no meters, for what a worker process costs before its meters.
@@ -102,7 +121,13 @@ try {
   const cpuServe0 = serve.cpuSeconds();
   const tAll = performance.now();
   const fleet = Array.from({ length: WORKERS }, (_, k) =>
-    startWorker(serve.httpUrl, serve.adminToken, `W${k + 1}x`, Math.min(per, METERS - k * per)),
+    startWorker(
+      serve.httpUrl,
+      serve.adminToken,
+      `W${k + 1}x`,
+      Math.min(per, METERS - k * per),
+      cluster?.edges[k % EDGES]!.url,
+    ),
   );
   workers.push(...fleet);
   const readyMs = await Promise.all(fleet.map((w) => w.ready));
@@ -121,10 +146,12 @@ try {
   const rssEmpty = procStatus(empty.proc.pid!, 'VmRSS');
   const t0 = Date.now();
   const cpu0 = serve.cpuSeconds();
+  const bcpu0 = brokerCpu();
   const wcpu0 = fleet.map((w) => procCpu(w.proc.pid!));
   await new Promise((r) => setTimeout(r, WINDOW_S * 1000));
   const t1 = Date.now();
   const serveCpu = serve.cpuSeconds() - cpu0;
+  const bcpu = brokerCpu() - bcpu0;
   const wcpu = fleet.map((w, i) => procCpu(w.proc.pid!) - wcpu0[i]!);
   const rss = fleet.map((w) => procStatus(w.proc.pid!, 'VmRSS'));
   const perMeterKiB = rss.map((r, i) => ((r - rssEmpty) * 1024) / Math.min(per, METERS - i * per));
@@ -135,7 +162,10 @@ try {
   console.log(
     `  window ${((t1 - t0) / 1000).toFixed(1)} s: serve (broker + twins + ingest) CPU ${serveCpu.toFixed(1)} s ` +
       `(${((100 * serveCpu) / ((t1 - t0) / 1000)).toFixed(0)}% of a core); workers ` +
-      `${wcpu.map((c) => `${((100 * c) / ((t1 - t0) / 1000)).toFixed(0)}%`).join(', ')} of a core each`,
+      `${wcpu.map((c) => `${((100 * c) / ((t1 - t0) / 1000)).toFixed(0)}%`).join(', ')} of a core each` +
+      (cluster
+        ? `; Mosquittos (core + ${EDGES} edges) ${bcpu.toFixed(1)} s (${((100 * bcpu) / ((t1 - t0) / 1000)).toFixed(0)}% of a core)`
+        : ''),
   );
 
   // A clean stop: each worker drains, says goodbye and sends its last snapshots; serve flushes.
@@ -151,37 +181,33 @@ try {
     console.log(`  serve's output around its error:\n${out.slice(Math.max(0, at - 1500), at + 1200)}`);
   }
 
-  const sql = new Database(db, { readonly: true });
+  const one = async (sql: string, params: unknown[] = []) =>
+    Object.values((await store.query<Record<string, number>>(sql, params))[0] ?? {})[0] ?? 0;
   // Due: one sample per meter per period boundary inside the window; a gap anywhere is a lost reading.
-  const inWindow = sql
-    .prepare('SELECT count(*) FROM samples WHERE ts >= ? AND ts < ?')
-    .pluck()
-    .get(Math.ceil(t0 / PERIOD_MS) * PERIOD_MS, Math.ceil(t1 / PERIOD_MS) * PERIOD_MS) as number;
+  const inWindow = await one('SELECT count(*) AS n FROM samples WHERE ts >= ? AND ts < ?', [
+    Math.ceil(t0 / PERIOD_MS) * PERIOD_MS,
+    Math.ceil(t1 / PERIOD_MS) * PERIOD_MS,
+  ]);
   const due = METERS * (Math.ceil(t1 / PERIOD_MS) - Math.ceil(t0 / PERIOD_MS));
-  const gaps = sql
-    .prepare(
-      `SELECT coalesce(sum((ts - prev - 1) / ${PERIOD_MS}), 0) FROM (
-         SELECT ts, lag(ts) OVER (PARTITION BY device_pk ORDER BY ts) AS prev FROM samples)
-       WHERE prev IS NOT NULL AND ts - prev > ${PERIOD_MS}`,
-    )
-    .pluck()
-    .get() as number;
+  const gaps = await one(
+    `SELECT coalesce(sum((ts - prev - 1) / ${PERIOD_MS}), 0) AS n FROM (
+       SELECT ts, lag(ts) OVER (PARTITION BY device_pk ORDER BY ts) AS prev FROM samples) AS t
+     WHERE prev IS NOT NULL AND ts - prev > ${PERIOD_MS}`,
+  );
   const first = Math.ceil(t0 / PERIOD_MS) * PERIOD_MS;
   const last = Math.ceil(t1 / PERIOD_MS) * PERIOD_MS - PERIOD_MS;
-  const edges = sql
-    .prepare(
-      `SELECT sum(hi < ?) AS late_end, sum(lo > ?) AS late_start, min(hi) AS oldest_end FROM (
-         SELECT device_pk, max(ts) AS hi, min(ts) AS lo FROM samples GROUP BY device_pk)`,
-    )
-    .get(last, first) as { late_end: number; late_start: number; oldest_end: number };
-  if (edges.late_end + edges.late_start > 0)
+  const [edges] = await store.query<{ late_end: number; late_start: number; oldest_end: number }>(
+    `SELECT sum(CASE WHEN hi < ? THEN 1 ELSE 0 END) AS late_end, sum(CASE WHEN lo > ? THEN 1 ELSE 0 END) AS late_start,
+       min(hi) AS oldest_end FROM (SELECT device_pk, max(ts) AS hi, min(ts) AS lo FROM samples GROUP BY device_pk) AS t`,
+    [last, first],
+  );
+  if (edges && edges.late_end + edges.late_start > 0)
     console.log(
       `  edges: ${edges.late_end} meters end before the window's last boundary (oldest end ${edges.oldest_end - last} ms from it), ` +
         `${edges.late_start} start after its first`,
     );
-  const total = sql.prepare('SELECT count(*) FROM samples').pluck().get() as number;
-  const meters = sql.prepare('SELECT count(DISTINCT device_pk) FROM samples').pluck().get() as number;
-  sql.close();
+  const total = await one('SELECT count(*) AS n FROM samples');
+  const meters = await one('SELECT count(DISTINCT device_pk) AS n FROM samples');
   console.log(
     `  stopped ${workers.length} workers (exit codes ${codes.join(',')}) in ${secs(stopMs)}, serve exit ${exit}; ` +
       `ledger check: ${ledger.meters} meters, ${ledger.disagreements.length} disagreements`,
@@ -196,5 +222,7 @@ try {
 } finally {
   for (const w of workers) w.proc.kill('SIGKILL');
   await serve.stop('SIGKILL');
+  for (const b of brokers) await b.stop();
+  await store.drop();
   rmSync(dir, { recursive: true, force: true });
 }

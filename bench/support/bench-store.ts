@@ -16,6 +16,8 @@ export interface BenchStore {
   /** What `serve --db` takes. */
   url: string;
   counter(): Promise<RowCounter>;
+  /** One read-only query from outside the service, `?` placeholders, standard SQL both engines take. */
+  query<T>(sql: string, params?: unknown[]): Promise<T[]>;
   drop(): Promise<void>;
 }
 
@@ -32,6 +34,14 @@ export async function storeForBench(kind: 'sqlite' | 'postgres', sqlitePath: str
             db.close();
           },
         };
+      },
+      async query<T>(sql: string, params: unknown[] = []) {
+        const db = new Database(sqlitePath, { readonly: true });
+        try {
+          return db.prepare(sql).all(...params) as T[];
+        } finally {
+          db.close();
+        }
       },
       drop: async () => {},
     };
@@ -50,6 +60,26 @@ export async function storeForBench(kind: 'sqlite' | 'postgres', sqlitePath: str
         samples: async () => (await client.query<{ n: number }>(q)).rows[0]!.n,
         close: () => client.end(),
       };
+    },
+    async query<T>(sql: string, params: unknown[] = []) {
+      const client = new pg.Client({ connectionString: BENCH_PG, options: `-c search_path=${schema}` });
+      await client.connect();
+      try {
+        let n = 0;
+        const text = sql.replace(/\?/g, () => `$${++n}`);
+        const res = await client.query(text, params);
+        // count()/sum() come back as strings (BIGINT/NUMERIC): numbers here, as SQLite gives them.
+        return res.rows.map((r) =>
+          Object.fromEntries(
+            Object.entries(r).map(([k, v]) => [
+              k,
+              typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v,
+            ]),
+          ),
+        ) as T[];
+      } finally {
+        await client.end();
+      }
     },
     async drop() {
       const client = new pg.Client({ connectionString: BENCH_PG });

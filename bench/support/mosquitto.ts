@@ -33,7 +33,7 @@ function freePort(): Promise<number> {
 }
 
 /** A plain Mosquitto: anonymous logins, queues large enough that a slow subscriber loses nothing. */
-export async function startBenchMosquitto(): Promise<BenchMosquitto> {
+export async function startBenchMosquitto(extra: string[] = []): Promise<BenchMosquitto> {
   const dir = mkdtempSync(join(tmpdir(), 'meterstack-bench-mosquitto-'));
   const port = await freePort();
   const conf = join(dir, 'mosquitto.conf');
@@ -47,6 +47,8 @@ export async function startBenchMosquitto(): Promise<BenchMosquitto> {
       'max_queued_messages 1000000',
       'max_inflight_messages 0',
       'persistence false',
+      'set_tcp_nodelay true',
+      ...extra,
       '',
     ].join('\n'),
   );
@@ -95,4 +97,31 @@ export async function startBenchMosquitto(): Promise<BenchMosquitto> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Edge brokers (docs/scale.md): a core Mosquitto the service uses and `edges` Mosquittos the meters
+ * connect to, each bridged to the core, its meters' events up and commands down. One process cannot
+ * hold 50,000 connections where the open-files limit is 20,000 (ulimit -Hn); several can.
+ */
+export async function startEdgeBrokers(
+  edges: number,
+): Promise<{ core: BenchMosquitto; edges: BenchMosquitto[] }> {
+  const core = await startBenchMosquitto();
+  const port = new URL(core.url).port;
+  const up = ['info', 'state', 'availability', 'telemetry', 'reply'];
+  const list = await Promise.all(
+    Array.from({ length: edges }, (_, i) =>
+      startBenchMosquitto([
+        `connection edge-${i + 1}`,
+        `address 127.0.0.1:${port}`,
+        `remote_clientid meterstack-edge-${i + 1}`,
+        'cleansession true',
+        'try_private true',
+        ...up.map((ch) => `topic meterstack/v1/+/${ch} out 1`),
+        'topic meterstack/v1/+/cmd in 1',
+      ]),
+    ),
+  );
+  return { core, edges: list };
 }

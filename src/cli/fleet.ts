@@ -26,6 +26,8 @@ service stays the authority for devices, money, the clock and snapshots. Restart
   --seed <n>                  base seed; meter n gets seed + n
   --balance <paise>           opening balance of new meters (default 0)
   --period-s <s>              telemetry period of new meters (default 60)
+  --broker-url <mqtt://…>     connect the meters to this broker instead of the one the service names:
+                              an edge broker bridged to it (docs/scale.md, "Edge brokers")
   --account <id>              account of new meters (default: the worker's existing one, else a new one)
   --space <id>                space of new meters, in that account (default: the worker's existing
                               one, else a new space "fleet <name>")
@@ -63,6 +65,7 @@ export async function runFleet(argv: string[]): Promise<void> {
         'period-s': { type: 'string' },
         account: { type: 'string' },
         space: { type: 'string' },
+        'broker-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -97,6 +100,11 @@ export async function runFleet(argv: string[]): Promise<void> {
   if (!/^[A-Za-z0-9_.-]{1,40}$/.test(prefix))
     return cli.error(`--prefix must be 1-40 of A-Z a-z 0-9 _ . -, got ${prefix}`);
   const name = str('name') ?? `fleet-${prefix}`;
+  const brokerUrl = str('broker-url');
+  if (brokerUrl !== undefined && !/^mqtt:\/\/[^/@]+$/.test(brokerUrl))
+    return cli.error(
+      `--broker-url must be mqtt://host:port (the meters log in with their own logins), got ${brokerUrl}`,
+    );
 
   const worker = new FleetWorker({
     url,
@@ -111,6 +119,7 @@ export async function runFleet(argv: string[]): Promise<void> {
     telemetryPeriodS: period ?? undefined,
     accountId: account ?? undefined,
     spaceId: space ?? undefined,
+    brokerUrl,
     pid: process.pid,
     host: hostname(),
     log,

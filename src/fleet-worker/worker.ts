@@ -36,6 +36,11 @@ export interface FleetWorkerOptions {
   telemetryPeriodS?: number;
   accountId?: number;
   spaceId?: number;
+  /**
+   * Where the meters connect instead of the broker the service names: an edge broker bridged to that
+   * one (docs/scale.md, "Edge brokers"), when one broker process cannot hold every connection.
+   */
+  brokerUrl?: string;
   pid: number;
   host: string;
   log: Log;
@@ -93,7 +98,7 @@ export class FleetWorker {
     });
     const registeredMs = performance.now() - t0;
     this.#client.leaseId = reg.lease_id;
-    this.brokerUrl = reg.broker_url;
+    this.brokerUrl = o.brokerUrl ?? reg.broker_url;
     const clock = new VirtualClock({ start: reg.clock.now_ms, speed: reg.clock.speed });
     this.#clock = clock;
     const fleet = new Fleet({ clock });
@@ -104,7 +109,7 @@ export class FleetWorker {
         new VirtualMeter({
           state: deserializeMeter(m.meter),
           now: () => clock.now(),
-          mqttUrl: reg.broker_url,
+          mqttUrl: this.brokerUrl,
           password: m.secret,
           online: m.online,
           log: o.log,
