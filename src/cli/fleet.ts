@@ -84,10 +84,10 @@ export async function runFleet(argv: string[]): Promise<void> {
   if (!/^https?:\/\/[^/]+$/.test(url)) return cli.error(`--url must be http(s)://host:port, got ${url}`);
   if (!token) return cli.error('--admin-token is required');
   if (str('count') === undefined) return cli.error('--count is required');
-  const count = cli.number('count', str('count'), (n) => Number.isInteger(n) && n >= 0 && n <= 1_000_000);
+  const count = cli.number('count', str('count'), (n) => Number.isInteger(n) && n >= 0 && n <= 100_000);
   const seed = cli.number('seed', str('seed'), Number.isSafeInteger);
   const balance = cli.number('balance', str('balance'), Number.isSafeInteger);
-  const period = cli.number('period-s', str('period-s'), (n) => n >= 1 && n <= 86_400);
+  const period = cli.number('period-s', str('period-s'), (n) => Number.isInteger(n) && n >= 1 && n <= 86_400);
   const account = cli.number('account', str('account'), positiveInt);
   const space = cli.number('space', str('space'), positiveInt);
   if ([count, seed, balance, period, account, space].includes(null)) return;

@@ -627,6 +627,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sim/v1/workers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the fleet workers
+         * @description `[{name, pid, host, prefix, meters, since, last_heartbeat, alive}]`; dead = no heartbeat for 15 s.
+         */
+        get: operations["listWorkers"];
+        put?: never;
+        /**
+         * Register a fleet worker and hand it its meters
+         * @description [WORKER-1] Refused (409 `conflict`, naming the holder: pid, host, since) while a live worker holds the name or an overlapping prefix. Answers `{lease_id, broker_url, clock: {now_ms, speed}, meters: [{device_id, secret, meter, online, ledger_seq}]}`: existing meters restored from their snapshots with newer ledger entries applied, new ones provisioned up to `count`.
+         */
+        post: operations["registerWorker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/workers/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Free a worker's lease (a clean stop)
+         * @description Names its lease in `X-Worker-Lease`; a lease another worker took answers 409 `conflict` [WORKER-2].
+         */
+        delete: operations["releaseWorker"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/workers/{name}/advanced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A worker lived through a clock jump
+         * @description [WORKER-4] `{id, last_sample_ts: {device_id: ts}}`. Names its lease in `X-Worker-Lease`; a lease another worker took answers 409 `conflict` [WORKER-2].
+         */
+        post: operations["workerAdvanced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/workers/{name}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew a worker's lease, with the snapshots of meters that changed
+         * @description Names its lease in `X-Worker-Lease`; a lease another worker took answers 409 `conflict` [WORKER-2].
+         */
+        post: operations["workerHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/workers/{name}/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a worker's meter snapshots now
+         * @description [WORKER-3] A recharge's reply waits for this. Names its lease in `X-Worker-Lease`; a lease another worker took answers 409 `conflict` [WORKER-2].
+         */
+        post: operations["saveWorkerSnapshots"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/workers/{name}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A worker's sync stream (Server-Sent Events)
+         * @description [WORKER-4] Events `hello` and `clock` `{now_ms, speed}`, and `advance` `{id, to}` which the worker answers with POST .../advanced; a keep-alive comment every 5 s. Names its lease in `X-Worker-Lease`; a lease another worker took answers 409 `conflict` [WORKER-2].
+         */
+        get: operations["followWorkerSync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5807,6 +5931,984 @@ export interface operations {
             };
             /** @description Error: `unsupported_media_type` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listWorkers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    registerWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id?: number;
+                    balance?: number;
+                    count: number;
+                    host: string;
+                    /** @enum {string} */
+                    model?: "basic" | "full";
+                    name: string;
+                    pid: number;
+                    prefix: string;
+                    profile?: {
+                        /** @enum {string} */
+                        kind: "household";
+                        peak_watts: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "constant";
+                        watts: number;
+                    };
+                    seed?: number;
+                    space_id?: number;
+                    telemetry_period_s?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    releaseWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    workerAdvanced: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: number;
+                    last_sample_ts: {
+                        [key: string]: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    workerHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    snapshots: {
+                        device_id: string;
+                        meter: string;
+                        online: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    saveWorkerSnapshots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    snapshots: {
+                        device_id: string;
+                        meter: string;
+                        online: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    followWorkerSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream that stays open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

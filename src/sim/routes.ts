@@ -12,13 +12,13 @@ import { toIstIso } from '../time/ist.ts';
 import { workerRoutes } from '../workers/routes.ts';
 import type { ServiceWorld } from '../world/face.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
-import { WorldError } from '../world/world.ts';
 import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
 import { fleetView } from './fleet.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
 import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
+import { mapWorldError } from './world-errors.ts';
 
 export interface SimRoutesOptions {
   world: ServiceWorld;
@@ -37,16 +37,6 @@ function tokenMatches(given: unknown, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function mapWorldError(err: unknown): never {
-  if (err instanceof WorldError) {
-    throw new ApiError(
-      err.kind === 'conflict' ? 'conflict' : err.kind === 'not_found' ? 'not_found' : 'validation_error',
-      err.message,
-    );
-  }
-  throw err;
 }
 
 export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): Promise<void> {

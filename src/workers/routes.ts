@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { MODELS } from '../../simulator/meter/types.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
+import { mapWorldError } from '../sim/world-errors.ts';
 import type { ServiceWorld } from '../world/face.ts';
-import { WorldError } from '../world/types.ts';
 import { workerDoc } from './docs.ts';
 
 const NAME = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1-64 characters of A-Z a-z 0-9 _ . -');
@@ -18,7 +18,8 @@ const PREFIX = z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, '1-40 characters of A-
 const registerBody = z.strictObject({
   name: NAME,
   prefix: PREFIX,
-  count: z.number().int().min(0).max(1_000_000),
+  // One worker process holds at most its open-files limit of MQTT connections (20,000 here).
+  count: z.number().int().min(0).max(100_000),
   model: z.enum(MODELS).optional(),
   profile: z
     .union([
@@ -28,7 +29,7 @@ const registerBody = z.strictObject({
     .optional(),
   seed: z.number().int().optional(),
   balance: z.number().int().min(-100_000_000).max(100_000_000).optional(),
-  telemetry_period_s: z.number().min(1).max(86_400).optional(),
+  telemetry_period_s: z.number().int().min(1).max(86_400).optional(),
   account_id: z.number().int().positive().optional(),
   space_id: z.number().int().positive().optional(),
   pid: z.number().int().nonnegative(),
@@ -45,15 +46,6 @@ const advancedBody = z.object({ id: z.number().int(), last_sample_ts: z.record(z
  */
 const SNAPSHOT_BODY_LIMIT = 8 * 1024 * 1024;
 
-function mapError(err: unknown): never {
-  if (err instanceof WorldError)
-    throw new ApiError(
-      err.kind === 'conflict' ? 'conflict' : err.kind === 'not_found' ? 'not_found' : 'validation_error',
-      err.message,
-    );
-  throw err;
-}
-
 export async function workerRoutes(
   app: FastifyInstance,
   { world }: { world: Pick<ServiceWorld, 'workers' | 'clock'> },
@@ -67,7 +59,8 @@ export async function workerRoutes(
   const now = () => world.clock.now();
   const leaseOf = (headers: Record<string, unknown>) => {
     const id = headers['x-worker-lease'];
-    if (typeof id !== 'string') throw new ApiError('validation_error', 'x-worker-lease header missing');
+    if (typeof id !== 'string')
+      throw ApiError.validation([{ loc: ['headers', 'x-worker-lease'], msg: 'required' }]);
     return id;
   };
 
@@ -96,7 +89,7 @@ export async function workerRoutes(
           pid: b.pid,
           host: b.host,
         })
-        .catch(mapError);
+        .catch(mapWorldError);
       reply.code(201);
       return success(now(), answer, 'worker registered');
     },
@@ -125,7 +118,7 @@ export async function workerRoutes(
       schema: { ...workerDoc('workerHeartbeat'), params: nameParams, body: snapshotsBody },
     },
     async (req) => {
-      await hub.heartbeat(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapError);
+      await hub.heartbeat(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapWorldError);
       return success(now(), { now_ms: now(), speed: world.clock.speed });
     },
   );
@@ -137,7 +130,7 @@ export async function workerRoutes(
       schema: { ...workerDoc('saveWorkerSnapshots'), params: nameParams, body: snapshotsBody },
     },
     async (req) => {
-      await hub.saveSnapshots(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapError);
+      await hub.saveSnapshots(req.params.name, leaseOf(req.headers), req.body.snapshots).catch(mapWorldError);
       return success(now(), { stored: req.body.snapshots.length });
     },
   );
@@ -152,7 +145,7 @@ export async function workerRoutes(
       try {
         hub.holder(req.params.name, leaseOf(req.headers));
       } catch (err) {
-        mapError(err);
+        mapWorldError(err);
       }
       const known = hub.sync.answered(req.params.name, req.body.id, req.body.last_sample_ts);
       return success(now(), { known });
@@ -166,7 +159,7 @@ export async function workerRoutes(
       try {
         hub.release(req.params.name, leaseOf(req.headers));
       } catch (err) {
-        mapError(err);
+        mapWorldError(err);
       }
       return success(now(), true, 'worker released');
     },
@@ -179,7 +172,7 @@ export async function workerRoutes(
       try {
         hub.holder(req.params.name, leaseOf(req.headers));
       } catch (err) {
-        mapError(err);
+        mapWorldError(err);
       }
       reply.hijack();
       hub.sync.attach(req.params.name, reply.raw, {

@@ -11,7 +11,7 @@ import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
-import type { Account, DeviceRecord, MeterSnapshot, Space, Store, Udfs } from '../store/types.ts';
+import type { Account, DeviceRecord, MeterSnapshot, Space, Store } from '../store/types.ts';
 import { WorkerHub } from '../workers/hub.ts';
 import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';

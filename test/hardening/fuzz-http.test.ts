@@ -59,6 +59,8 @@ beforeAll(async () => {
       transaction_id: ['fz-1', 'fz-2', 'fz-3', 'fz-4'],
       // Backfill is issue 8 item 8 (it stalls the loop); this fuzz keeps provisioning cheap.
       backfill_days: [0],
+      // A fleet worker's registration provisions `count` meters: kept small, as backfill is.
+      count: [0, 2],
     },
     keys: { own: a.key, other: b.key, admin: t.svc.adminToken },
   };
