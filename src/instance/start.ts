@@ -69,6 +69,8 @@ async function start(
   const store = await openStore(config.db);
   started.push(() => store.close());
   const broker = await connectExternalBroker({ url: brokerUrl, logins: config.brokerLogins, log });
+  // Its management connection (dynamic security) would keep the process alive if a later step fails.
+  started.push(() => broker.close());
   const redis: Redis | undefined = config.redis
     ? await connectRateLimitRedis({ url: config.redis, log })
     : undefined;

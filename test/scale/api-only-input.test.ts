@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runServe, ServeProcess } from '../helpers/child.ts';
+import { startMosquitto } from '../helpers/mosquitto.ts';
 import { mosquittoMissing, type PlainMosquitto, startPlainMosquitto } from '../helpers/plain-mosquitto.ts';
 import { newAccount, ok, simClient, tempDir } from '../helpers/service.ts';
 import { v2Client } from '../helpers/v2.ts';
@@ -104,6 +105,25 @@ describe.skipIf(missing !== null)('--redis down at start, and lost while running
         ),
       );
       expect(Date.now() - started).toBeLessThan(15_000);
+    }
+  });
+
+  it('Redis down at start on a dynamic-security broker: exit 1, its management connection closed too', async () => {
+    // The broker's management connection (dynsec) opens before Redis is tried: a failure after it must
+    // close it, or the process never exits.
+    const dynsec = await startMosquitto();
+    try {
+      const port = await freePort();
+      const started = Date.now();
+      const r = await runServe([
+        ...['--api-only', '--broker', dynsec.brokerUrl, '--db', join(tmp.dir, 'r.db'), '--http-port', '0'],
+        ...['--redis', `redis://127.0.0.1:${port}`],
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`Redis at redis://127.0.0.1:${port}`);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await dynsec.stop();
     }
   });
 
