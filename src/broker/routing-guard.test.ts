@@ -4,7 +4,6 @@
 // recursion and the process dies of `RangeError: Maximum call stack size exceeded` (mqemitter/qlobber).
 
 import { Aedes } from 'aedes';
-import type { MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import type { Principal } from './access.ts';
