@@ -1,17 +1,16 @@
-// A clean SIGTERM exits 0, promptly, with ~30,000 messages queued in the embedded broker behind a watcher
-// that stopped reading (issue 11 follow-up). bench/fleet-workers.ts saw `serve` exit 1 on SIGTERM with
-// 10,000 meters: their goodbyes queued in aedes behind the slow twins, the twins left first, and the
-// queue, which then matched nothing, drained as one recursion (`RangeError: Maximum call stack size
-// exceeded` in mqemitter). Whether that drain runs before the process exits is a race, so this test
-// passed before the fix too: the deterministic reproduction is src/broker/routing-guard.test.ts. This
-// one holds the process to its contract: exit 0, no stack overflow, no hang on the stalled socket.
+// A clean SIGTERM exits 0 with thousands of messages queued in the embedded broker (issue 11 follow-up,
+// spec-decisions 92). bench/fleet-workers.ts saw `serve` exit 1 on SIGTERM with 10,000 meters: their
+// messages queued in aedes behind the twins, the twins left first at stop, and the queue, which then
+// matched nothing, drained as one recursion (`RangeError: Maximum call stack size exceeded` in
+// mqemitter). The first test is that, small: it failed 3 runs of 3 without src/broker/routing-guard.ts.
+// The second stalls a watcher so ~30,000 messages wait when SIGTERM comes: no hang on its socket.
 
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../../src/mqtt/connect.ts';
 import { ServeProcess } from '../helpers/child.ts';
-import { newAccount, provision, simClient, tempDir } from '../helpers/service.ts';
+import { newAccount, type Provisioned, provision, simClient, tempDir } from '../helpers/service.ts';
 
 const TOKEN = 'shutdown-backlog-token';
 const METERS = 40;
@@ -53,29 +52,53 @@ async function watcher(url: string, clientId: string, filter: string): Promise<M
   return client;
 }
 
-describe('serve stopped by SIGTERM with a backlog in the embedded broker', () => {
-  it('exits 0', async () => {
-    const tmp = tempDir();
-    cleanups.push(tmp.remove);
-    const serve = new ServeProcess([
-      '--http-port=0',
-      '--mqtt-port=0',
-      `--db=${tmp.dir}/s.db`,
-      `--admin-token=${TOKEN}`,
-      '--no-demo',
-      '--rate-limit=0',
-    ]);
-    cleanups.push(() => serve.stop('SIGKILL'));
-    const { httpUrl, mqttUrl } = await serve.ready();
-    const sim = simClient(httpUrl, TOKEN);
-    const { account_id } = await newAccount(sim);
-    const devices = await Promise.all(
-      Array.from({ length: METERS + 1 }, () =>
-        provision(sim, { account_id, external: true, model: 'basic' }),
-      ),
-    );
-    const [big, ...flooders] = devices as [(typeof devices)[0], ...typeof devices];
+/** A serve child on a fresh SQLite file, with `count` external meters provisioned. */
+async function serveWithMeters(count: number) {
+  const tmp = tempDir();
+  cleanups.push(tmp.remove);
+  const serve = new ServeProcess([
+    '--http-port=0',
+    '--mqtt-port=0',
+    `--db=${tmp.dir}/s.db`,
+    `--admin-token=${TOKEN}`,
+    '--no-demo',
+    '--rate-limit=0',
+  ]);
+  cleanups.push(() => serve.stop('SIGKILL'));
+  const { httpUrl, mqttUrl } = await serve.ready();
+  const sim = simClient(httpUrl, TOKEN);
+  const { account_id } = await newAccount(sim);
+  const devices = await Promise.all(
+    Array.from({ length: count }, () => provision(sim, { account_id, external: true, model: 'basic' })),
+  );
+  return { serve, mqttUrl, devices };
+}
 
+/** Each device's meter publishes `each` messages on its telemetry topic. */
+async function flood(mqttUrl: string, devices: Provisioned[], each: number, payload: string, qos: 0 | 1) {
+  const clients = await Promise.all(devices.map((d) => meter(mqttUrl, d.device_id, d.mqtt.password)));
+  clients.forEach((c, i) => {
+    const topic = topicFor(devices[i]!.device_id, 'telemetry');
+    for (let k = 0; k < each; k++) c.publish(topic, payload, { qos });
+  });
+}
+
+async function expectCleanExit(serve: ServeProcess): Promise<void> {
+  const exit = await within(serve.stop('SIGTERM'), 15_000, 'serve stops');
+  expect(serve.stderr).not.toMatch(/Maximum call stack/);
+  expect(exit).toEqual({ code: 0, signal: null });
+}
+
+describe('serve stopped by SIGTERM with a backlog in the embedded broker', () => {
+  it('40,000 messages from 40 meters, SIGTERM at once: the twins leave a backlog behind them; exits 0', async () => {
+    const { serve, mqttUrl, devices } = await serveWithMeters(METERS);
+    await flood(mqttUrl, devices, EACH, '{}', 1);
+    await expectCleanExit(serve);
+  });
+
+  it('a watcher that stopped reading holds ~30,000 messages: exits 0, promptly', async () => {
+    const { serve, mqttUrl, devices } = await serveWithMeters(METERS + 1);
+    const [big, ...flooders] = devices as [Provisioned, ...Provisioned[]];
     const stalled = await watcher(mqttUrl, 'stalled', 'meterstack/v1/+/telemetry');
     stalled.stream.pause();
     // A watcher that reads sees the broker stall once its in-flight slots all wait on `stalled`.
@@ -91,15 +114,8 @@ describe('serve stopped by SIGTERM with a backlog in the embedded broker', () =>
     }
     expect(routed).toBeLessThan(400);
 
-    const clients = await Promise.all(flooders.map((d) => meter(mqttUrl, d.device_id, d.mqtt.password)));
-    clients.forEach((c, i) => {
-      const topic = topicFor(flooders[i]!.device_id, 'telemetry');
-      for (let k = 0; k < EACH; k++) c.publish(topic, 'x', { qos: 0 });
-    });
+    await flood(mqttUrl, flooders, EACH, 'x', 0);
     await sleep(1_000); // loopback: each meter's first read is queued within milliseconds
-
-    const exit = await within(serve.stop('SIGTERM'), 15_000, 'serve stops');
-    expect(serve.stderr).not.toMatch(/Maximum call stack/);
-    expect(exit).toEqual({ code: 0, signal: null });
+    await expectCleanExit(serve);
   });
 });
