@@ -10,6 +10,7 @@ import { type BrokerLimits, checkBrokerLimits, createAdmission, DEFAULT_BROKER_L
 import { createGuard } from './guard.ts';
 import { RefusalLog, type RefusalReport } from './refusal-log.ts';
 import { indexedMemoryPersistence } from './retained-index.ts';
+import { guardRoutingStack } from './routing-guard.ts';
 
 export type { Log };
 
@@ -103,6 +104,8 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     persistence: indexedMemoryPersistence(),
     connectTimeout: limits.connectTimeoutMs,
   });
+  // A backlog of messages that match nothing (a subscriber left) would drain as one deep recursion.
+  await guardRoutingStack(aedes);
   aedes.on('clientError', (client, err) => {
     const { errorCode, returnCode } = err as { errorCode?: number; returnCode?: number };
     // A CONNECT refused by the guard is counted and logged above; aedes reports it here once more.

@@ -19,6 +19,8 @@ import { TelemetrySummary } from './telemetry-summary.ts';
 import { infoChanges, type OfflineReason, offlineReason, stateEmissions } from './twin-events.ts';
 import type { CommandOutcome, Log, Twin, TwinCommand, TwinReport } from './types.ts';
 
+const UNSUBSCRIBE_TIMEOUT_MS = 2_000;
+
 export interface TwinRegistryOptions {
   mqttUrl: string;
   username: string;
@@ -164,16 +166,19 @@ export class TwinRegistry {
     // [MC-2.3] The service's session is clean, so QoS 1 on the broker→service leg guards nothing a TCP
     // connection does not: in-flight messages die with the session either way. The command path (state,
     // reply) takes QoS 0 and saves two PUBACKs per command; telemetry keeps QoS 1, as measured.
-    await client.subscribeAsync(
-      Object.fromEntries([
-        ...(['info', 'availability', 'telemetry'] as const).map((c) => [
-          `${TOPIC_ROOT}/+/${c}`,
-          { qos: 1 as const },
-        ]),
-        ...(['state', 'reply'] as const).map((c) => [`${TOPIC_ROOT}/+/${c}`, { qos: 0 as const }]),
-        ...(clockTopic ? [[clockTopic, { qos: 1 as const }]] : []),
+    await client.subscribeAsync(this.#filters());
+  }
+
+  #filters(): Record<string, { qos: 0 | 1 }> {
+    const clockTopic = this.#opts.onWorldClock ? this.#opts.worldClockTopic : undefined;
+    return Object.fromEntries([
+      ...(['info', 'availability', 'telemetry'] as const).map((c) => [
+        `${TOPIC_ROOT}/+/${c}`,
+        { qos: 1 as const },
       ]),
-    );
+      ...(['state', 'reply'] as const).map((c) => [`${TOPIC_ROOT}/+/${c}`, { qos: 0 as const }]),
+      ...(clockTopic ? [[clockTopic, { qos: 1 as const }]] : []),
+    ]);
   }
 
   /** Publishes a service message (QoS 1) on the twins' connection; resolves once the broker took it. */
@@ -256,12 +261,27 @@ export class TwinRegistry {
 
   async stop(): Promise<void> {
     this.#pending.failAll();
+    // Unsubscribed before the end: a message the broker still delivers after it would be PUBACKed into
+    // an ended socket ("twins: mqtt: write after end" at SIGTERM with 10,000 meters saying goodbye).
+    await this.#unsubscribe();
     await this.settled();
     await this.#client?.endAsync();
     this.#client = null;
     await this.saveReports();
     this.#refusals.stop();
     this.#summary.stop();
+  }
+
+  /** Bounded: a connection lost meanwhile would hold mqtt.js' UNSUBSCRIBE until a reconnect. */
+  async #unsubscribe(): Promise<void> {
+    const client = this.#client;
+    if (!client?.connected) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, UNSUBSCRIBE_TIMEOUT_MS);
+    });
+    await Promise.race([client.unsubscribeAsync(Object.keys(this.#filters())).catch(() => undefined), late]);
+    clearTimeout(timer);
   }
 
   /** Saves every report not yet saved; resolves once they are durable (or the save failed, logged). */
