@@ -168,6 +168,9 @@ try {
         : ''),
   );
 
+  // Every sample due up to the window's end is published and stored a little after it: wait one
+  // period more, so a boundary just before t1 is not counted as lost.
+  await new Promise((r) => setTimeout(r, PERIOD_MS + 3_000));
   // A clean stop: each worker drains, says goodbye and sends its last snapshots; serve flushes.
   const tStop = performance.now();
   for (const w of workers) w.proc.kill('SIGTERM');
