@@ -222,6 +222,9 @@ describe('fuzz: HTTP API from the OpenAPI document (issue 8, evidence: fuzzing t
 
   it('the service still answers, and every meter holds exactly what its ledger says (ledger = balance)', async () => {
     expect((await fetch(`${t.svc.httpUrl}/healthz`)).status).toBe(200);
+    // A recharge's new state reaches the twin (what the v2 API reads) asynchronously: on a loaded machine
+    // after the request's own 2 s wait for it.
+    await quiesce();
     const { store, world } = t.svc;
     for (const meter of world.fleet.meters()) {
       const device = (await store.getDevice(meter.id))!;
