@@ -104,7 +104,7 @@ const serve = await startServe([
   '--no-demo',
   '--rate-limit=0',
   '--log-level=warn',
-  ...(cluster ? [...cluster.core.serveArgs, '--broker-logins=unmanaged'] : []),
+  ...(cluster ? cluster.core.serveArgs : []),
 ]);
 const workers: Worker[] = [];
 try {

@@ -83,7 +83,10 @@ export async function startBenchMosquitto(extra: string[] = []): Promise<BenchMo
     version,
     managed: false,
     serviceLogin,
-    serveArgs: [`--broker=mqtt://${serviceLogin.username}:${serviceLogin.password}@127.0.0.1:${port}`],
+    serveArgs: [
+      `--broker=mqtt://${serviceLogin.username}:${serviceLogin.password}@127.0.0.1:${port}`,
+      '--broker-logins=unmanaged',
+    ],
     meterLogins: async (ids) => ids.map((id) => ({ deviceId: id, username: id, password: 'bench' })),
     cpuSeconds() {
       const stat = readFileSync(`/proc/${proc.pid}/stat`, 'utf8');

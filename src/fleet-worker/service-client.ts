@@ -34,7 +34,13 @@ export class ServiceClient {
     this.#o = o;
   }
 
-  async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  /** `timeoutMs`: this call's bound, default the client's (120 s). */
+  async call<T>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    opts: { timeoutMs?: number } = {},
+  ): Promise<T> {
     const headers: Record<string, string> = { 'x-admin-token': this.#o.adminToken };
     if (this.leaseId) headers['x-worker-lease'] = this.leaseId;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -44,7 +50,7 @@ export class ServiceClient {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.#o.timeoutMs ?? 120_000),
+        signal: AbortSignal.timeout(opts.timeoutMs ?? this.#o.timeoutMs ?? 120_000),
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;

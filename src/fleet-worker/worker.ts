@@ -82,20 +82,27 @@ export class FleetWorker {
   async start(): Promise<void> {
     const o = this.#o;
     const t0 = performance.now();
-    const reg = await this.#client.call<Registered>('POST', '/workers', {
-      name: o.name,
-      prefix: o.prefix,
-      count: o.count,
-      model: o.model,
-      profile: o.profile,
-      seed: o.seed,
-      balance: o.balance,
-      telemetry_period_s: o.telemetryPeriodS,
-      account_id: o.accountId,
-      space_id: o.spaceId,
-      pid: o.pid,
-      host: o.host,
-    });
+    const reg = await this.#client.call<Registered>(
+      'POST',
+      '/workers',
+      {
+        name: o.name,
+        prefix: o.prefix,
+        count: o.count,
+        model: o.model,
+        profile: o.profile,
+        seed: o.seed,
+        balance: o.balance,
+        telemetry_period_s: o.telemetryPeriodS,
+        account_id: o.accountId,
+        space_id: o.spaceId,
+        pid: o.pid,
+        host: o.host,
+      },
+      // The service provisions `count` meters in this call, after any other worker's registration
+      // (they take turns): about 3 ms a meter on PostgreSQL, so minutes for tens of thousands.
+      { timeoutMs: 30 * 60_000 },
+    );
     const registeredMs = performance.now() - t0;
     this.#client.leaseId = reg.lease_id;
     this.brokerUrl = o.brokerUrl ?? reg.broker_url;
