@@ -98,7 +98,14 @@ const mosq = await startPlainMosquitto();
 const servers: Serve[] = [];
 try {
   const common = [
-    ...['--db', join(dir, 'shared.db'), '--broker', `mqtt://svc:pw@127.0.0.1:${mosq.port}`],
+    ...[
+      '--db',
+      join(dir, 'shared.db'),
+      '--broker',
+      `mqtt://svc:pw@127.0.0.1:${mosq.port}`,
+      '--broker-logins',
+      'unmanaged',
+    ],
     ...['--http-port', '0', '--rate-limit', '0', '--log-level', 'warn'],
   ];
   const world = await startServe([...common, '--no-demo'], { adminToken: TOKEN });
