@@ -220,6 +220,19 @@ try {
       `all runs: ${total.toLocaleString('en')} stored from ${meters.toLocaleString('en')} meters, ${gaps} lost (gaps)`,
   );
   const met = inWindow >= due && gaps === 0 && meters === METERS;
+  if (!met) {
+    // What the service said about meters it did not store: refusals, unknown devices, failed batches.
+    const said = serve
+      .output()
+      .split('\n')
+      .filter((l) => /twins:|refus|unknown device|store:/.test(l));
+    console.log(`  serve said ${said.length} such lines (twins:, refused, unknown device, store:), e.g.:`);
+    for (const l of said.slice(0, 8)) console.log(`    ${l.slice(0, 300)}`);
+    const silent = await store.query<{ device_id: string }>(
+      'SELECT device_id FROM devices WHERE pk NOT IN (SELECT DISTINCT device_pk FROM samples) LIMIT 20',
+    );
+    console.log(`  devices with no reading: ${silent.map((d) => d.device_id).join(' ') || 'none'}`);
+  }
   console.log(`  ${met ? 'zero lost readings' : 'READINGS LOST OR MISSING'}`);
   process.exitCode = met ? 0 : 1;
 } finally {

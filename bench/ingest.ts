@@ -19,9 +19,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { MqttClient } from 'mqtt';
-import { encode } from '../firmware-protocol/mqtt/codec.ts';
-import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { connectMqtt } from '../src/mqtt/connect.ts';
+import { publishAll } from './support/publish.ts';
 import { pool, startServe } from './support/serve-process.ts';
 
 const { values: flags, positionals } = parseArgs({
@@ -48,34 +47,6 @@ interface Run {
   lost: number;
   exit: number | null;
   logLines: number;
-}
-
-/** Publishes `count` single-sample telemetry messages, at most WINDOW unacknowledged at a time. */
-function publishAll(client: MqttClient, deviceId: string, start: number, count: number): Promise<void> {
-  const topic = topicFor(deviceId, 'telemetry');
-  let sent = 0;
-  let acked = 0;
-  return new Promise((resolve, reject) => {
-    const sendMore = () => {
-      while (sent < count && sent - acked < WINDOW) {
-        const i = sent++;
-        const sample = {
-          ts: start + i * PERIOD_MS,
-          energy: i * 0.0125,
-          active_power: 750 + (i % 50),
-          voltage: 230.5,
-          balance: 100_000 - i,
-        };
-        client.publish(topic, encode('telemetry', { v: 1, samples: [sample] }), { qos: 1 }, (err) => {
-          if (err) return reject(err);
-          acked++;
-          if (acked === count) resolve();
-          else sendMore();
-        });
-      }
-    };
-    sendMore();
-  });
 }
 
 /** One serve child, METERS clients, TOTAL messages; the serve child and its database are gone after. */
@@ -129,7 +100,11 @@ async function runOnce(mode: Mode): Promise<Run> {
     const cpu0 = serve.cpuSeconds();
     const ownCpu0 = process.cpuUsage();
     const t0 = performance.now();
-    await Promise.all(clients.map((c, i) => publishAll(c, devices[i]!.device_id, base, PER_METER)));
+    await Promise.all(
+      clients.map((c, i) =>
+        publishAll(c, devices[i]!.device_id, base, PER_METER, { window: WINDOW, periodMs: PERIOD_MS }),
+      ),
+    );
     const tAcked = performance.now();
     let stored = count.get() as number;
     const deadline = Date.now() + 120_000;

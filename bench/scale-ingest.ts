@@ -19,11 +19,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { MqttClient } from 'mqtt';
-import { encode } from '../firmware-protocol/mqtt/codec.ts';
-import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { connectMqtt } from '../src/mqtt/connect.ts';
 import { type RowCounter, storeForBench } from './support/bench-store.ts';
 import { type BenchMosquitto, startBenchMosquitto } from './support/mosquitto.ts';
+import { publishAll } from './support/publish.ts';
 import { pool, startServe } from './support/serve-process.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -57,34 +56,6 @@ interface Run {
   brokerCpu: number;
 }
 
-/** Publishes `count` single-sample telemetry messages, at most WINDOW unacknowledged at a time. */
-function publishAll(client: MqttClient, deviceId: string, start: number, count: number): Promise<void> {
-  const topic = topicFor(deviceId, 'telemetry');
-  let sent = 0;
-  let acked = 0;
-  return new Promise((resolve, reject) => {
-    const sendMore = () => {
-      while (sent < count && sent - acked < WINDOW) {
-        const i = sent++;
-        const sample = {
-          ts: start + i * PERIOD_MS,
-          energy: i * 0.0125,
-          active_power: 750 + (i % 50),
-          voltage: 230.5,
-          balance: 100_000 - i,
-        };
-        client.publish(topic, encode('telemetry', { v: 1, samples: [sample] }), { qos: 1 }, (err) => {
-          if (err) return reject(err);
-          acked++;
-          if (acked === count) resolve();
-          else sendMore();
-        });
-      }
-    };
-    sendMore();
-  });
-}
-
 interface Login {
   deviceId: string;
   username: string;
@@ -111,7 +82,11 @@ async function connectAll(url: string, logins: Login[]): Promise<MqttClient[]> {
 async function publishFrom(clients: MqttClient[]): Promise<number> {
   const base = Math.floor(Date.now() / PERIOD_MS) * PERIOD_MS - PER_METER * PERIOD_MS;
   const t0 = performance.now();
-  await Promise.all(clients.map((c) => publishAll(c, c.options.clientId!, base, PER_METER)));
+  await Promise.all(
+    clients.map((c) =>
+      publishAll(c, c.options.clientId!, base, PER_METER, { window: WINDOW, periodMs: PERIOD_MS }),
+    ),
+  );
   return t0;
 }
 

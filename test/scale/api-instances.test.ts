@@ -3,34 +3,19 @@
 // rate limit; every one a child process started with the project's own CLI. Without Mosquitto or Redis
 // the file skips, saying why, except under CI=true, where it fails.
 
-import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServeProcess } from '../helpers/child.ts';
 import { mosquittoMissing, type PlainMosquitto, startPlainMosquitto } from '../helpers/plain-mosquitto.ts';
+import { REDIS_URL, redisAbsence } from '../helpers/redis.ts';
 import { newAccount, ok, provision, type Sim, simClient, tempDir } from '../helpers/service.ts';
 import { type Device, data, failed, type V2, v2Client } from '../helpers/v2.ts';
 
 const TOKEN = 'scale-admin-token';
-const REDIS = 'redis://127.0.0.1:6379';
+
 const LIMIT = 100;
 
-async function redisMissing(): Promise<string | null> {
-  return new Promise((resolve) => {
-    const s = tcpConnect(6379, '127.0.0.1');
-    s.setTimeout(1_000, () => {
-      s.destroy();
-      resolve('Redis at 127.0.0.1:6379 did not answer');
-    });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(null);
-    });
-    s.once('error', (e: Error) => resolve(`Redis at 127.0.0.1:6379: ${e.message}`));
-  });
-}
-
-const missing = mosquittoMissing() ?? (await redisMissing());
+const missing = mosquittoMissing() ?? (await redisAbsence());
 if (missing && process.env.CI === 'true') throw new Error(`CI=true and ${missing}`);
 if (missing) console.warn(`test/scale/api-instances: skipped: ${missing}`);
 
@@ -74,7 +59,16 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
         '--http-port',
         '0',
       ],
-      ...['--admin-token', TOKEN, '--redis', REDIS, '--rate-limit', String(LIMIT), '--log-format', 'json'],
+      ...[
+        '--admin-token',
+        TOKEN,
+        '--redis',
+        REDIS_URL,
+        '--rate-limit',
+        String(LIMIT),
+        '--log-format',
+        'json',
+      ],
       ...['--command-timeout-ms', '3000'],
     ]);
     procs.push(proc);

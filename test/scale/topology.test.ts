@@ -6,32 +6,16 @@
 // killed fleet worker, a killed API instance. Without Mosquitto, PostgreSQL or Redis it skips, saying
 // which, except under CI=true, where it fails.
 
-import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServeProcess } from '../helpers/child.ts';
 import { dbBackends, freshDb } from '../helpers/db.ts';
 import { FleetProcess } from '../helpers/fleet.ts';
 import { hasMosquitto, type RunningMosquitto, startMosquitto } from '../helpers/mosquitto.ts';
+import { REDIS_URL, redisAbsence } from '../helpers/redis.ts';
 import { newAccount, ok, type Sim, simClient } from '../helpers/service.ts';
 import { type Device, data, type History, type Metrics, type V2, v2Client } from '../helpers/v2.ts';
 
 const TOKEN = 'topology-admin-token';
-const REDIS = 'redis://127.0.0.1:6379';
-
-function redisAbsence(): Promise<string | null> {
-  return new Promise((resolve) => {
-    const s = tcpConnect(6379, '127.0.0.1');
-    s.setTimeout(1_000, () => {
-      s.destroy();
-      resolve('Redis at 127.0.0.1:6379 did not answer');
-    });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(null);
-    });
-    s.once('error', (e: Error) => resolve(`Redis at 127.0.0.1:6379: ${e.message}`));
-  });
-}
 
 const missing =
   (hasMosquitto ? null : 'Mosquitto with its dynamic-security plugin is not installed') ??
@@ -79,7 +63,7 @@ describe.skipIf(missing !== null)('the multi-process topology (issue 11 §5, doc
   async function serve(args: string[]): Promise<Node> {
     const proc = new ServeProcess([
       ...args,
-      ...['--db', db.db, '--broker', mosquitto.brokerUrl, '--redis', REDIS, '--admin-token', TOKEN],
+      ...['--db', db.db, '--broker', mosquitto.brokerUrl, '--redis', REDIS_URL, '--admin-token', TOKEN],
       ...['--http-port', '0', '--log-format', 'json', '--rate-limit', '1000', '--command-timeout-ms', '5000'],
     ]);
     serves.push(proc);
