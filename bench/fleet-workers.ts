@@ -93,6 +93,15 @@ function startWorker(url: string, token: string, prefix: string, count: number, 
   return w;
 }
 
+// An edge holds each meter as an open file: at its limit (ulimit -Hn, 20,000 here) it refuses the rest,
+// which then retry for ever and store nothing.
+if (EDGES > 0) {
+  const perEdge = Math.ceil(WORKERS / EDGES) * Math.ceil(METERS / WORKERS);
+  if (perEdge > 19_000)
+    console.log(
+      `  WARNING: up to ${perEdge} meters on one edge broker, over its open-files limit: use more --edges`,
+    );
+}
 const store = await storeForBench(DB_KIND, db);
 const cluster = EDGES > 0 ? await startEdgeBrokers(EDGES) : null;
 const brokers: BenchMosquitto[] = cluster ? [cluster.core, ...cluster.edges] : [];

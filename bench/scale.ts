@@ -5,7 +5,8 @@
 //   ingest    bench/scale-ingest.ts: an external Mosquitto into PostgreSQL vs the same Mosquitto to a bare
 //             subscriber (≥ 0.8×, zero loss), and the embedded broker with SQLite beside it
 //   fleet     bench/fleet-workers.ts: 50,000 meters over 5 fleet workers, telemetry every 10 s, 2 minutes,
-//             zero lost; a core Mosquitto, 3 edge Mosquittos bridged to it, PostgreSQL
+//             zero lost; a core Mosquitto, 5 edge Mosquittos bridged to it (a worker's meters all go to one
+//             edge, and an edge holds fewer than 20,000: its open-files limit), PostgreSQL
 //   history   bench/store-pg.ts: a year at 1d on PostgreSQL vs SQLite, same data (p50 ≤ 3×)
 //   api       bench/api-instances.ts: GET device on one API instance vs two, CPU per request
 //
@@ -26,7 +27,7 @@ const { values } = parseArgs({
 
 const PARTS: Record<string, string[]> = {
   ingest: ['bench/scale-ingest.ts', '--db', 'postgres', '--rounds', '3'],
-  fleet: ['bench/fleet-workers.ts', values.meters, '5', '120', '10', '--edges', '3', '--db', 'postgres'],
+  fleet: ['bench/fleet-workers.ts', values.meters, '5', '120', '10', '--edges', '5', '--db', 'postgres'],
   history: ['bench/store-pg.ts'],
   api: ['bench/api-instances.ts', '--rounds', '3'],
 };
