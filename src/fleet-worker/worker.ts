@@ -133,9 +133,16 @@ export class FleetWorker {
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     o.log(
       'info',
-      `fleet worker ${o.name}: ${meters.length} meters on ${reg.broker_url}, service ${o.url} ` +
+      `fleet worker ${o.name}: ${meters.length} meters on ${this.brokerUrl}, service ${o.url} ` +
         `(registered in ${s(registeredMs)}, connected in ${s(performance.now() - t0 - registeredMs)})`,
     );
+    // A broker at its connection limit (its open files) refuses the rest; they retry on their own.
+    const waiting = meters.filter((m) => m.online && !m.connected).length;
+    if (waiting > 0)
+      o.log(
+        'warn',
+        `fleet worker ${o.name}: ${waiting} meters not connected yet to ${this.brokerUrl}; retrying`,
+      );
   }
 
   /** Stops every meter (goodbye: offline), sends their last snapshots and frees the lease. */
