@@ -135,7 +135,7 @@ try {
       serve.adminToken,
       `W${k + 1}x`,
       Math.min(per, METERS - k * per),
-      cluster?.edges[k % EDGES]!.url,
+      cluster ? cluster.edges[k % EDGES]!.url : undefined,
     ),
   );
   workers.push(...fleet);
