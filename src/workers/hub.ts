@@ -176,8 +176,15 @@ export class WorkerHub {
   async heartbeat(name: string, leaseId: string, snapshots: SentSnapshot[]): Promise<void> {
     const lease = this.holder(name, leaseId);
     lease.lastBeat = Date.now();
-    await this.saveSnapshots(name, leaseId, snapshots);
-    this.#retryCredits(lease);
+    // Answered at once: the saves take turns with registrations (#serial), and another worker's
+    // registration of 10,000 meters takes minutes; a heartbeat that waited for it timed out and its
+    // worker stopped. The save is queued now, so it still lands before any later one (money's own
+    // snapshots are saved, awaited, through POST …/snapshots).
+    // Credits still pending are retried once the snapshots that may settle them are in.
+    void this.saveSnapshots(name, leaseId, snapshots).then(
+      () => this.#retryCredits(lease),
+      (err: Error) => this.#o.log('warn', `worker ${name}: heartbeat snapshots not stored: ${err.message}`),
+    );
   }
 
   /** [WORKER-3] Stored only while the sender holds its lease. */
