@@ -104,6 +104,9 @@ export async function hostMeters(spec: WorkerMeterSpec, o: HostingOptions): Prom
     if (have.has(id)) continue;
     home ??= await homeOf(spec, devices[0], o);
     handed.push(await provision(spec, id, home, o));
+    // SQLite answers synchronously: without a turn of the event loop now and then, provisioning
+    // 10,000 meters would hold every other request (a heartbeat, the v2 API) until it is done.
+    if (handed.length % 100 === 0) await new Promise((r) => setImmediate(r));
   }
   return handed;
 }

@@ -129,10 +129,11 @@ export class WorkerHub {
         log: this.#o.log,
       });
       const snapshots = [];
-      for (const h of handed) {
+      for (const [i, h] of handed.entries()) {
         await this.#o.world.adoptHosted(h.device, h.newSecret);
         this.#hosted.set(h.hosted.deviceId, h.hosted);
         snapshots.push(hostedSnapshot(h.hosted, serializeMeter(h.state), h.online, clock.now()));
+        if (i % 500 === 499) await new Promise((r) => setImmediate(r)); // other requests get their turn
       }
       if (snapshots.length > 0) await store.saveMeterSnapshots(snapshots);
       const lease: WorkerLease = {
