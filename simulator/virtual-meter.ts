@@ -6,6 +6,7 @@ import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../src/mqtt/connect.ts';
+import type { Fault } from './meter/faults/types.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
 import type {
   CommandReply,
@@ -107,6 +108,16 @@ export class VirtualMeter {
 
   pressButton(holdSeconds: number, now = this.#opts.now()): void {
     this.#apply({ type: 'button', holdSeconds }, now);
+  }
+
+  /** Issue 12: switches a fault on (or schedules it); see meter/faults/types.ts. */
+  addFault(fault: Fault, now = this.#opts.now()): void {
+    this.#apply({ type: 'add_fault', fault }, now);
+  }
+
+  /** Issue 12: clears faults by id, or all of them. */
+  clearFaults(ids: readonly string[] | 'all', now = this.#opts.now()): void {
+    this.#apply({ type: 'clear_faults', ids }, now);
   }
 
   /** Really disconnects from (publishing offline first) or reconnects to the broker. */

@@ -28,6 +28,8 @@ describe('createMeter', () => {
       nextTelemetryTs: T0 + MINUTE,
       recentRecharges: [],
       recentCommands: [],
+      faults: [],
+      faultSeq: 0,
     });
     expect(reportedState(m, T0 + 5)).toEqual({
       ts: T0 + 5,

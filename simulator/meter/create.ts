@@ -114,6 +114,8 @@ export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
     nextTelemetryTs: nextBoundary(ts, o.telemetryPeriodMs),
     recentRecharges: [],
     recentCommands: [],
+    faults: [],
+    faultSeq: 0,
   };
 }
 

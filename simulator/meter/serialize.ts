@@ -1,6 +1,7 @@
 // A meter's state as JSON text for snapshots (src/store MeterSnapshot.state). Bigints travel as decimal
 // strings; every other value is JSON-exact (doubles print in their shortest round-tripping form).
 
+import { FAULT_KINDS, type Fault } from './faults/types.ts';
 import { validateLoad } from './profiles.ts';
 import { type CommandReply, type MeterState, MODELS, MODES } from './types.ts';
 
@@ -117,5 +118,23 @@ function parse(o: Json, chargedKnown: boolean): MeterState {
       const entry = obj(c, 'recentCommands[]');
       return { id: str(entry, 'id'), reply: obj(entry['reply'], 'reply') as unknown as CommandReply };
     }),
+    // Snapshots written before faults existed have none.
+    faults: parseFaults(o['faults']),
+    faultSeq: o['faultSeq'] === undefined ? 0 : num(o, 'faultSeq'),
   };
+}
+
+function parseFaults(x: unknown): Fault[] {
+  if (x === undefined) return [];
+  if (!Array.isArray(x)) fail('faults must be an array');
+  return x.map((f: unknown) => {
+    const o = obj(f, 'faults[]');
+    oneOf(o, 'kind', FAULT_KINDS);
+    str(o, 'id');
+    num(o, 'from');
+    num(o, 'seed');
+    if (o['until'] !== null) num(o, 'until');
+    obj(o['params'], 'faults[].params');
+    return o as unknown as Fault;
+  });
 }

@@ -41,6 +41,13 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       effects.push({ type: 'telemetry', sample });
       return { state: s, effects };
     }
+    case 'add_fault':
+      s.faults = [...s.faults, event.fault];
+      s.faultSeq += 1;
+      return { state: s, effects };
+    case 'clear_faults':
+      s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
+      return { state: s, effects };
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.
       if (event.holdSeconds >= CONFIG_HOLD_SECONDS) s.wifi = { ...s.wifi, configMode: true };

@@ -1,6 +1,8 @@
 // Domain types of one virtual single-phase meter. Pure data: no I/O, no clock reads.
 // Units are chosen so that energy and money are exact integers (see README "Exact billing").
 
+import type { Fault } from './faults/types.ts';
+
 export const MODES = ['prepaid', 'postpaid', 'measurement', 'relay_off'] as const;
 export type Mode = (typeof MODES)[number];
 
@@ -62,6 +64,10 @@ export interface MeterState {
   recentRecharges: string[];
   /** Recently handled command ids with their replies (bounded) — a duplicate delivery is applied once. */
   recentCommands: { id: string; reply: CommandReply }[];
+  /** Faults switched on or scheduled (issue 12 §1, faults/types.ts); ended ones are dropped. */
+  faults: Fault[];
+  /** The number of faults ever added: the next one is `F${faultSeq + 1}`. */
+  faultSeq: number;
 }
 
 export type MeterCommand =
@@ -88,7 +94,11 @@ export type MeterEvent =
    */
   | { type: 'connect'; readings?: TraceReadings }
   /** [M-14] A trace-driven meter measured this: energy that flowed since its previous sample, and readings. */
-  | { type: 'sample'; energy: bigint; readings: TraceReadings };
+  | { type: 'sample'; energy: bigint; readings: TraceReadings }
+  /** Issue 12: a fault switched on (or scheduled: fault.from may lie ahead). Its id must be new. */
+  | { type: 'add_fault'; fault: Fault }
+  /** Issue 12: faults cleared, by id, or all of them. */
+  | { type: 'clear_faults'; ids: readonly string[] | 'all' };
 
 /**
  * [M-14] What a trace says the meter measured at a sample instant (units as in Sample). `voltage`
