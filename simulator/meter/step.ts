@@ -2,6 +2,7 @@
 
 import { applyCommand, type CommandOutcome } from './commands.ts';
 import { reportedState, sameReportedState } from './create.ts';
+import { addFault, clearFaults } from './faults/edges.ts';
 import { integrateTo } from './integrate.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
@@ -42,11 +43,10 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return { state: s, effects };
     }
     case 'add_fault':
-      s.faults = [...s.faults, event.fault];
-      s.faultSeq += 1;
+      addFault(s, event.fault, t, effects); // [M-18]..[M-23]: a fault due now starts now
       return { state: s, effects };
     case 'clear_faults':
-      s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
+      clearFaults(s, event.ids, t, effects); // an active one ends now
       return { state: s, effects };
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.
