@@ -3,6 +3,7 @@
 import { applyCommand, type CommandOutcome } from './commands.ts';
 import { reportedState, sameReportedState } from './create.ts';
 import { addFault, clearFaults } from './faults/edges.ts';
+import { powered } from './faults/power.ts';
 import { integrateTo } from './integrate.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
@@ -53,6 +54,8 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       if (event.holdSeconds >= CONFIG_HOLD_SECONDS) s.wifi = { ...s.wifi, configMode: true };
       break;
     case 'command': {
+      // [M-18] An unpowered meter hears nothing: no reply, nothing applied (the link drops anyway).
+      if (s.faults.length !== 0 && !powered(s, t)) return { state: s, effects };
       const seen = s.recentCommands.find((c) => c.id === event.id);
       if (seen) {
         effects.push({ type: 'reply', id: event.id, reply: seen.reply, duplicate: true }); // [M-9]
