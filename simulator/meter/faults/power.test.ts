@@ -56,7 +56,11 @@ describe('[M-18] power outage', () => {
 
   it('[M-18] a command to an unpowered meter is not applied and gets no reply', () => {
     const { state } = withFault(meter({ mode: 'postpaid' }), fault('power_outage', {}, T0, T0 + HOUR));
-    const r = step(state, { type: 'command', id: 'c1', command: { op: 'set_mode', mode: 'prepaid' } }, T0 + MINUTE);
+    const r = step(
+      state,
+      { type: 'command', id: 'c1', command: { op: 'set_mode', mode: 'prepaid' } },
+      T0 + MINUTE,
+    );
     expect(r.effects).toEqual([]);
     expect(r.state.mode).toBe('postpaid');
     expect(r.state.recentCommands).toEqual([]);
