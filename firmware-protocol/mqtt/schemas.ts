@@ -91,6 +91,13 @@ const stateFields = {
   balance: Paise,
   pg_enabled: z.boolean(),
   wifi_type: WifiTypeSchema,
+  tamper: z
+    .array(z.enum(['cover_open', 'magnet']))
+    .min(1)
+    .max(2)
+    .refine((a) => new Set(a).size === a.length, 'tamper conditions must not repeat')
+    .optional()
+    .describe('[MC-5.5] tamper conditions active now; absent: none'),
 };
 export const StateSchema = z.object({ v: V, ...stateFields });
 /** The state payload without `v`, as carried in a read reply [MC-8.6]. */

@@ -5,10 +5,11 @@
 // in pieces charges exactly what the reference integrator charges segment by segment.
 
 import { billingRate } from './billing.ts';
+import { integrateTo } from './integrate.ts';
 import { MAX_LOAD_WATTS, nextLoadChange, powerMw } from './profiles.ts';
 import { readingsAt } from './readings.ts';
 import { relayClosed } from './relay.ts';
-import type { MeterState, Sample } from './types.ts';
+import type { MeterEffect, MeterState, Sample } from './types.ts';
 
 /** The running sum stays <= FOLD_LIMIT, one increment stays <= MAX_LOAD_WATTS·1000·CHUNK_MS < 2^52. */
 const FOLD_LIMIT = 2 ** 52;
@@ -24,6 +25,7 @@ export interface FastForwardResult {
 }
 
 export function fastForward(state: MeterState, toTs: number): FastForwardResult {
+  if (state.faults.length !== 0) return faultedForward(state, toTs);
   const s: MeterState = { ...state };
   const to = Math.max(Math.floor(toTs), s.lastTs);
   const samples: Sample[] = [];
@@ -34,6 +36,16 @@ export function fastForward(state: MeterState, toTs: number): FastForwardResult 
       s.nextTelemetryTs += s.telemetryPeriodMs;
     }
   }
+  return { state: s, samples };
+}
+
+/** A meter with faults goes through the reference integrator (faults are rare; the result is the same). */
+function faultedForward(state: MeterState, toTs: number): FastForwardResult {
+  const s: MeterState = { ...state };
+  const effects: MeterEffect[] = [];
+  integrateTo(s, Math.max(Math.floor(toTs), s.lastTs), effects);
+  const samples: Sample[] = [];
+  for (const e of effects) if (e.type === 'telemetry') samples.push(e.sample);
   return { state: s, samples };
 }
 

@@ -1,6 +1,8 @@
 // A new meter from a few options, and the state it reports (spec §2 flattened metrics).
 
 import { MAX_TARIFF_PAISE, paiseToUnits, reportedBalance } from './billing.ts';
+import { meterTs } from './faults/clock.ts';
+import { tamperAt } from './faults/tamper.ts';
 import { validateLoad } from './profiles.ts';
 import { relayClosed } from './relay.ts';
 import { hashString } from './rng.ts';
@@ -120,7 +122,7 @@ export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
 }
 
 export function reportedState(state: MeterState, ts: number): ReportedState {
-  return {
+  const r: ReportedState = {
     ts,
     mode: state.mode,
     relay_commanded: state.relayCommanded,
@@ -132,6 +134,12 @@ export function reportedState(state: MeterState, ts: number): ReportedState {
     pg_enabled: state.pgEnabled,
     wifi_type: state.wifi.configMode ? 'Secondary' : 'Primary',
   };
+  if (state.faults.length !== 0) {
+    r.ts = meterTs(state.faults, ts); // [M-20] the meter's clock
+    const tamper = tamperAt(state.faults, ts); // [M-22]
+    if (tamper.length > 0) r.tamper = tamper;
+  }
+  return r;
 }
 
 /** Whether two reported states differ in anything but ts and balance ([M-10]). */
@@ -144,6 +152,7 @@ export function sameReportedState(a: ReportedState, b: ReportedState): boolean {
     a.dg_tariff === b.dg_tariff &&
     a.active_tariff === b.active_tariff &&
     a.pg_enabled === b.pg_enabled &&
-    a.wifi_type === b.wifi_type
+    a.wifi_type === b.wifi_type &&
+    String(a.tamper) === String(b.tamper)
   );
 }

@@ -3,6 +3,9 @@
 
 import { billingRate, msUntilCutoff } from './billing.ts';
 import { reportedState } from './create.ts';
+import { dropEnded, fireEdges, nextFaultEdge } from './faults/edges.ts';
+import { flowAt } from './faults/hardware.ts';
+import { sampleWithheld } from './faults/telemetry.ts';
 import { nextLoadChange, powerMw } from './profiles.ts';
 import { readingsAt } from './readings.ts';
 import { relayClosed } from './relay.ts';
@@ -13,6 +16,10 @@ import type { MeterEffect, MeterState } from './types.ts';
  * on the way and a state effect at a prepaid cut-off. Mutates `s` (a copy owned by the caller).
  */
 export function integrateTo(s: MeterState, to: number, effects: MeterEffect[]): void {
+  if (s.faults.length !== 0) {
+    integrateWithFaults(s, to, effects);
+    return;
+  }
   while (s.lastTs < to) {
     const end = Math.min(to, s.nextTelemetryTs, nextLoadChange(s.load, s.lastTs));
     integrateSegment(s, end, effects);
@@ -22,6 +29,43 @@ export function integrateTo(s: MeterState, to: number, effects: MeterEffect[]): 
       s.nextTelemetryTs += s.telemetryPeriodMs;
     }
   }
+}
+
+/**
+ * integrateTo for a meter with faults: segments also stop at every fault edge, whose handler runs at
+ * that instant before a sample due then; flow follows the faults ([M-18], [M-21]); samples due while
+ * withheld are not produced ([M-18], [M-23]); ended faults are dropped.
+ */
+function integrateWithFaults(s: MeterState, to: number, effects: MeterEffect[]): void {
+  while (s.lastTs < to) {
+    const end = Math.min(
+      to,
+      s.nextTelemetryTs,
+      nextLoadChange(s.load, s.lastTs),
+      nextFaultEdge(s.faults, s.lastTs),
+    );
+    const flow = flowAt(s, s.lastTs);
+    if (flow === 'normal') integrateSegment(s, end, effects);
+    else if (flow === 'forced') forcedSegment(s, end);
+    else s.lastTs = end;
+    fireEdges(s, s.lastTs, effects);
+    if (s.lastTs === s.nextTelemetryTs) {
+      if (!sampleWithheld(s.faults, s.lastTs))
+        effects.push({ type: 'telemetry', sample: readingsAt(s, s.lastTs) });
+      s.nextTelemetryTs += s.telemetryPeriodMs;
+    }
+  }
+  dropEnded(s, s.lastTs);
+}
+
+/** [M-21] Welded contacts the relay's logic has opened: the load flows and is billed, with no cut-off. */
+function forcedSegment(s: MeterState, end: number): void {
+  const energy = BigInt(powerMw(s.load, s.lastTs)) * BigInt(end - s.lastTs);
+  const charge = billingRate(s) * energy;
+  s.energy += energy;
+  s.balance -= charge;
+  s.charged += charge; // [M-15]
+  s.lastTs = end;
 }
 
 /** Integrates at the constant power of [s.lastTs, end), stopping early at a prepaid cut-off. */

@@ -4,6 +4,9 @@
 // and power factor, then rounded, so P = V·I·PF, S = V·I and S² = P² + Q² hold to those resolutions.
 
 import { reportedBalance } from './billing.ts';
+import { meterTs } from './faults/clock.ts';
+import { currentFlows } from './faults/hardware.ts';
+import { faultVolts } from './faults/power.ts';
 import { dailyShapeAt, MS_PER_MINUTE, powerAt } from './profiles.ts';
 import { energyKwhAtWh, placesOf, roundTo } from './quantize.ts';
 import { relayClosed } from './relay.ts';
@@ -113,6 +116,12 @@ export function voltageAt(seed: number, ts: number): number {
   return roundTo(v, PLACES.full.voltage);
 }
 
+/** [M-19] The meter's own per-minute measurement noise (±1.5 V), the same as in voltageAt. */
+export function voltageNoiseAt(seed: number, ts: number): number {
+  const minute = Math.floor(ts / MS_PER_MINUTE);
+  return 3 * (unitAt(seed ^ VOLTAGE_SALT, minute, STREAM_VOLTAGE_NOISE) - 0.5);
+}
+
 /** A `full` meter's sample with no current flowing: S = Q = I = 0 and, by convention, PF 1. */
 export function idleFullSample(ts: number, energy: number, voltage: number, balance: number): Sample {
   // Object literals with every key, not spreads: this runs once per sample in a year-long backfill.
@@ -131,9 +140,28 @@ export function idleFullSample(ts: number, energy: number, voltage: number, bala
 
 /** The sample a meter reports at `ts`, for a state already integrated up to `ts` ([M-13], [M-16]). */
 export function readingsAt(state: MeterState, ts: number): Sample {
-  const { watts, powerFactor } = relayClosed(state) ? powerAt(state.load, ts) : { watts: 0, powerFactor: 1 };
+  if (state.faults.length !== 0) return faultedReadingsAt(state, ts);
+  return measure(state, ts, relayClosed(state), voltageAt(state.seed, ts));
+}
+
+/**
+ * readingsAt with faults: current flows as the faults say ([M-18], [M-21]), a sag or swell sets the
+ * voltage (± the meter's own per-minute noise, [M-19]) and the timestamp is the meter's clock's [M-20].
+ */
+function faultedReadingsAt(state: MeterState, ts: number): Sample {
+  const volts = faultVolts(state.faults, ts);
+  const voltage =
+    volts === undefined
+      ? voltageAt(state.seed, ts)
+      : roundTo(volts + voltageNoiseAt(state.seed, ts), PLACES.full.voltage);
+  const sample = measure(state, ts, currentFlows(state, ts), voltage);
+  sample.ts = meterTs(state.faults, ts);
+  return sample;
+}
+
+function measure(state: MeterState, ts: number, flows: boolean, voltage: number): Sample {
+  const { watts, powerFactor } = flows ? powerAt(state.load, ts) : { watts: 0, powerFactor: 1 };
   const places = PLACES[state.model];
-  const voltage = voltageAt(state.seed, ts); // already at both models' 0.01 V (checked below)
   const energy = energyKwhAtWh(state.energy);
   const balance = reportedBalance(state.balance);
   const activePower = roundTo(watts, places.active_power);

@@ -2,6 +2,8 @@
 
 import { applyCommand, type CommandOutcome } from './commands.ts';
 import { reportedState, sameReportedState } from './create.ts';
+import { addFault, clearFaults } from './faults/edges.ts';
+import { powered } from './faults/power.ts';
 import { integrateTo } from './integrate.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
@@ -42,17 +44,18 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return { state: s, effects };
     }
     case 'add_fault':
-      s.faults = [...s.faults, event.fault];
-      s.faultSeq += 1;
+      addFault(s, event.fault, t, effects); // [M-18]..[M-23]: a fault due now starts now
       return { state: s, effects };
     case 'clear_faults':
-      s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
+      clearFaults(s, event.ids, t, effects); // an active one ends now
       return { state: s, effects };
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.
       if (event.holdSeconds >= CONFIG_HOLD_SECONDS) s.wifi = { ...s.wifi, configMode: true };
       break;
     case 'command': {
+      // [M-18] An unpowered meter hears nothing: no reply, nothing applied (the link drops anyway).
+      if (s.faults.length !== 0 && !powered(s, t)) return { state: s, effects };
       const seen = s.recentCommands.find((c) => c.id === event.id);
       if (seen) {
         effects.push({ type: 'reply', id: event.id, reply: seen.reply, duplicate: true }); // [M-9]

@@ -139,6 +139,8 @@ export interface ReportedState {
   balance: number;
   pg_enabled: boolean;
   wifi_type: 'Primary' | 'Secondary';
+  /** [M-22] Tamper conditions active (sorted); absent: none. */
+  tamper?: ('cover_open' | 'magnet')[];
 }
 
 export type CommandReply =

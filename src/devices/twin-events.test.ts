@@ -37,6 +37,15 @@ describe('stateEmissions', () => {
     ['mode', state(), state({ mode: 'postpaid' }), ['meter.mode']],
     ['a tariff price', state(), state({ dg_tariff: 2100 }), ['meter.tariff']],
     ['WiFi configuration mode', state(), state({ wifi_type: 'Secondary' }), ['meter.wifi']],
+    ['[MC-5.5] tamper appears', state(), state({ tamper: ['cover_open'] }), ['meter.tamper']],
+    [
+      '[MC-5.5] a second tamper condition',
+      state({ tamper: ['cover_open'] }),
+      state({ tamper: ['cover_open', 'magnet'] }),
+      ['meter.tamper'],
+    ],
+    ['[MC-5.5] tamper clears', state({ tamper: ['magnet'] }), state(), ['meter.tamper']],
+    ['[MC-5.5] tamper unchanged', state({ tamper: ['magnet'] }), state({ ts: 2, tamper: ['magnet'] }), []],
     [
       'prepaid balance ran out',
       state(),

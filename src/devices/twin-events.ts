@@ -80,6 +80,11 @@ export function stateEmissions(was: StatePayload | null, now: StatePayload): Emi
       data: { wifi_type: now.wifi_type, config_mode: now.wifi_type === 'Secondary' },
     });
   }
+  // [MC-5.5] tamper conditions appeared or cleared (absent: none).
+  const tamperWas = was.tamper ?? [];
+  const tamperNow = now.tamper ?? [];
+  if (String(tamperWas) !== String(tamperNow))
+    out.push({ type: 'meter.tamper', data: { tamper: [...tamperNow], was: [...tamperWas] } });
   const cut = isCutOff(now);
   if (cut && !isCutOff(was)) out.push({ type: 'meter.cutoff', data: { balance: now.balance } });
   else if (!cut && isCutOff(was) && now.relay_state)

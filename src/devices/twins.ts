@@ -300,6 +300,7 @@ export class TwinRegistry {
         state: null,
         latest: null,
         lastSampleTs: 0,
+        lastFutureTs: 0,
       };
       this.#twins.set(deviceId, twin);
     }
@@ -428,10 +429,14 @@ export class TwinRegistry {
     }
     // A sample refused for good counts as handled (World.settle waits for it); a future one does not.
     let handled = 0;
-    for (const r of verdict.refused) if (r.reason !== 'tsInFuture') handled = Math.max(handled, r.sample.ts);
+    let future = 0;
+    for (const r of verdict.refused)
+      if (r.reason !== 'tsInFuture') handled = Math.max(handled, r.sample.ts);
+      else future = Math.max(future, r.sample.ts);
     const samples = verdict.accepted;
     if (samples.length === 0) {
       if (handled > twin.lastSampleTs) twin.lastSampleTs = handled;
+      if (future > twin.lastFutureTs) twin.lastFutureTs = future;
       return;
     }
     twin.latest = verdict.newest;
@@ -439,6 +444,7 @@ export class TwinRegistry {
     const last = samples[samples.length - 1]!;
     if (!this.#opts.ingest) {
       twin.lastSampleTs = Math.max(twin.lastSampleTs, last.ts, handled);
+      twin.lastFutureTs = Math.max(twin.lastFutureTs, future);
       return;
     }
     const pk = this.#opts.devicePk?.(twin.deviceId);
@@ -451,6 +457,7 @@ export class TwinRegistry {
     const done = this.#opts.ingest(rows).then(
       () => {
         twin.lastSampleTs = Math.max(twin.lastSampleTs, last.ts, handled);
+        twin.lastFutureTs = Math.max(twin.lastFutureTs, future);
       },
       (err: Error) => {
         this.dropped.ingestFailed += rows.length;

@@ -17,6 +17,12 @@ export interface Twin {
   latest: SamplePayload | null;
   /** ts of the newest sample handled: stored, or refused for good (not one stamped in the future). */
   lastSampleTs: number;
+  /**
+   * ts of the newest sample refused as stamped in the future (MC-3.10: a meter whose clock runs ahead,
+   * issue 12 clock_skew), once everything before it in its message is stored. World.settle counts it
+   * as handled for a virtual meter, whose adapter sends nothing older after it (MC-7.3).
+   */
+  lastFutureTs: number;
 }
 
 /**

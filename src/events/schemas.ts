@@ -45,6 +45,14 @@ export const EVENT_DATA = {
   'meter.cutoff': z.object({ balance: Paise }),
   /** The relay of a cut-off prepaid meter closed again (recharge, mode change), with the balance. */
   'meter.restored': z.object({ balance: Paise }),
+  /** [MC-5.5] The tamper conditions a meter reports changed (appeared or cleared); [] is none. */
+  'meter.tamper': z.object({ tamper: z.array(z.string()), was: z.array(z.string()) }),
+
+  // ---- faults of virtual meters (issue 12, /sim/v1/devices/{id}/faults) ----
+  /** A fault was switched on or scheduled: its id, kind, and virtual start and end (null: until cleared). */
+  'fault.added': z.object({ fault_id: z.string(), kind: z.string(), from: Ms, until: Ms.nullable() }),
+  /** Faults cleared through /sim/v1 before their end (one, or all a meter had). */
+  'fault.cleared': z.object({ fault_ids: z.array(z.string()) }),
 
   // ---- money (durable) ----
   'money.recharge': z.object({
@@ -135,6 +143,7 @@ export const DURABLE_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'meter.wifi',
   'meter.cutoff',
   'meter.restored',
+  'meter.tamper',
 ]);
 
 export interface MeterEvent<T extends EventType = EventType> {

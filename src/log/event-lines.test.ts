@@ -237,6 +237,9 @@ describe('event lines (issue 9 §2)', () => {
       'meter.wifi': { wifi_type: 'Secondary', config_mode: true },
       'meter.cutoff': { balance: -1 },
       'meter.restored': { balance: 100 },
+      'meter.tamper': { tamper: ['magnet'], was: [] },
+      'fault.added': { fault_id: 'F1', kind: 'power_outage', from: 0, until: null },
+      'fault.cleared': { fault_ids: ['F1'] },
       'money.recharge': {
         outcome: 'refused',
         transaction_id: 't',
@@ -263,7 +266,12 @@ describe('event lines (issue 9 §2)', () => {
       expect(['debug', 'info', 'warn', 'error'], type).toContain(levelOf(e));
       const msg = messageOf(e);
       expect(msg.length, type).toBeGreaterThan(0);
-      if (type.startsWith('meter.') || type.startsWith('command.') || type === 'money.recharge')
+      if (
+        type.startsWith('meter.') ||
+        type.startsWith('fault.') ||
+        type.startsWith('command.') ||
+        type === 'money.recharge'
+      )
         expect(msg, type).toContain('MTR-1');
     }
   });

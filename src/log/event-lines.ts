@@ -109,6 +109,15 @@ export const LINES: LineTable = {
     msg: (d, dev) => `${dev} cut off: prepaid balance ${rupees(d.balance)}`,
   },
   'meter.restored': { level: 'info', msg: (d, dev) => `${dev} restored: balance ${rupees(d.balance)}` },
+  'meter.tamper': {
+    level: (d) => (d.tamper.length > 0 ? 'warn' : 'info'),
+    msg: (d, dev) => `${dev} tamper: ${d.tamper.length > 0 ? d.tamper.join(', ') : 'cleared'}`,
+  },
+  'fault.added': {
+    level: 'info',
+    msg: (d, dev) => `${dev} fault ${d.fault_id} ${d.kind} added${d.until === null ? ', until cleared' : ''}`,
+  },
+  'fault.cleared': { level: 'info', msg: (d, dev) => `${dev} faults cleared: ${d.fault_ids.join(', ')}` },
   'money.recharge': {
     level: (d) => (d.outcome === 'applied' ? 'info' : 'warn'),
     msg: (d, dev) => {

@@ -95,6 +95,30 @@ const OPERATIONS = {
     description: 'Held about 5 s it enters WiFi configuration mode (spec §4). Answers `{config_mode}`.',
     response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
   },
+  addDeviceFault: {
+    summary: 'Switch a fault on a virtual meter (issue 12)',
+    description:
+      'Body `{kind, ...params, start_at?, duration_s?, seed?}`: one of 21 kinds (docs/faults.md), from ' +
+      '`start_at` (virtual, not in the past; default now) for `duration_s` virtual seconds (default: until ' +
+      'cleared). Answers `201` with the fault `{fault_id, kind, ...params, start_at, end_at, active, seed}`. ' +
+      'A fault of the same kind already covering part of that time: `409` (spec-decisions 93–99).',
+    response: simResponses({ data: object, status: 201, errors: [...VIRTUAL_METER, ...BODY] }),
+  },
+  listDeviceFaults: {
+    summary: "A virtual meter's active and scheduled faults",
+    description: 'Each as POST answers it; ended and cleared faults are not listed.',
+    response: simResponses({ data: list, errors: VIRTUAL_METER }),
+  },
+  clearDeviceFaults: {
+    summary: "Clear all of a virtual meter's faults",
+    description: 'Active ones end now (an outage is restored); answers the faults cleared.',
+    response: simResponses({ data: list, errors: VIRTUAL_METER }),
+  },
+  clearDeviceFault: {
+    summary: 'Clear one fault of a virtual meter',
+    description: 'Answers the fault cleared; `404` when the meter has no such active or scheduled fault.',
+    response: simResponses({ data: object, errors: VIRTUAL_METER }),
+  },
   advanceClock: {
     summary: 'Move the virtual clock forward',
     description: 'Every meter lives through the jump (usage, billing, cut-offs). Answers `{from, to, now}`.',

@@ -14,6 +14,7 @@ import type { ServiceWorld } from '../world/face.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
+import { faultRoutes } from './fault-routes.ts';
 import { fleetView } from './fleet.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
 import * as s from './schemas.ts';
@@ -91,6 +92,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     }
     throw new ApiError('not_found', `virtual meter ${id} not found`);
   };
+
+  faultRoutes(app, { world, virtualMeter });
 
   r.post('/accounts', { schema: { ...simDoc('createAccount'), body: s.accountBody } }, async (req) => {
     const { account, apiKey } = await world.createAccount(req.body.name);

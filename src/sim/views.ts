@@ -3,6 +3,7 @@ import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { Twin } from '../devices/types.ts';
 import type { DeviceRecord, Space } from '../store/types.ts';
 import { toIstIso } from '../time/ist.ts';
+import { faultView, liveFaults } from '../world/faults.ts';
 import type { NewDeviceInput } from '../world/world.ts';
 import type { DeviceBody } from './schemas.ts';
 
@@ -51,6 +52,8 @@ export function meterView(meter: VirtualMeter, now: number) {
       config_mode: st.wifi.configMode,
     },
     pending_samples: meter.pendingSamples,
+    // Issue 12: its active and scheduled faults, as /sim/v1/devices/{id}/faults lists them.
+    faults: liveFaults(st, now).map((f) => faultView(f, now)),
   };
 }
 

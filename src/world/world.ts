@@ -338,7 +338,12 @@ export class World {
   /** Waits (until `deadline`, wall ms) until the service has stored every sample a connected meter published. */
   async #stored(meter: VirtualMeter, deadline: number): Promise<void> {
     if (!meter.connected) return;
-    while ((this.twins.get(meter.id)?.lastSampleTs ?? 0) < meter.lastSampleTs && Date.now() < deadline) {
+    // A sample refused as stamped in the future (a meter clock ahead, issue 12) will never be stored.
+    const handled = () => {
+      const twin = this.twins.get(meter.id);
+      return twin ? Math.max(twin.lastSampleTs, twin.lastFutureTs) : 0;
+    };
+    while (handled() < meter.lastSampleTs && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 2));
     }
   }
