@@ -6,6 +6,8 @@ import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../src/mqtt/connect.ts';
+import { batchLength } from './link-faults.ts';
+import { LinkSession } from './link-session.ts';
 import type { Fault } from './meter/faults/types.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
 import type {
@@ -55,11 +57,15 @@ export class VirtualMeter {
   #wantOnline: boolean;
   #outbox: Sample[] = [];
   #inFlight = 0;
+  /** Telemetry batches published and not yet acknowledged: requeued if the link drops abruptly. */
+  readonly #inFlightBatches = new Set<Sample[]>();
   #dropped = 0;
   #lastQueuedTs = 0;
   #drainWaiters: (() => void)[] = [];
   #announced = false;
   #onAnnounced: (() => void) | null = null;
+  /** Issue 12: the link faults' wall-clock side, made when the meter first has a fault. */
+  #link: LinkSession | null = null;
 
   constructor(opts: VirtualMeterOptions) {
     this.#opts = opts;
@@ -79,6 +85,10 @@ export class VirtualMeter {
   /** Connected and announced online [MC-6.3]. */
   get connected(): boolean {
     return this.#announced && (this.#client?.connected ?? false);
+  }
+  /** Connected and able to send: a silent meter (issue 12) keeps its samples until it speaks again. */
+  get #sending(): boolean {
+    return this.connected && !this.#link?.silent;
   }
   /** ts of the newest sample this meter has produced (published or still queued). */
   get lastSampleTs(): number {
@@ -129,11 +139,12 @@ export class VirtualMeter {
 
   /** Resolves once every queued sample is acknowledged by the broker (or at once when offline). */
   drained(): Promise<void> {
-    if (!this.connected || this.pendingSamples === 0) return Promise.resolve();
+    if (!this.#sending || this.pendingSamples === 0) return Promise.resolve();
     return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
   async stop(): Promise<void> {
+    this.#link?.stop();
     await this.#disconnect();
   }
 
@@ -141,6 +152,7 @@ export class VirtualMeter {
     const before = this.#state;
     const { state, effects } = step(before, event, now);
     this.#state = state;
+    const link = state.faults.length !== 0 || this.#link !== null ? this.#linkAt(now) : null;
     let reply: CommandReply | undefined;
     for (const effect of effects) {
       switch (effect.type) {
@@ -160,12 +172,13 @@ export class VirtualMeter {
               effect.reply.ok &&
               !effect.duplicate &&
               PERSIST_BEFORE_ACK.has(event.command.op);
-            if (changed && this.#opts.persist) void this.#persistThenReply(payload);
-            else this.#publish('reply', payload, false);
+            if (changed && this.#opts.persist) void this.#persistThenReply(effect.id, payload);
+            else this.#sendReply(effect.id, payload, now);
           }
           break;
       }
     }
+    if (link) for (const sample of link.release(state.faults, now)) this.#push(sample);
     this.#flush();
     if (event.type !== 'advance' && event.type !== 'connect') this.#opts.onChanged?.(this);
     return reply;
@@ -173,7 +186,7 @@ export class VirtualMeter {
 
   readonly #replyOverMqtt = new Set<string>();
 
-  async #persistThenReply(payload: string): Promise<void> {
+  async #persistThenReply(id: string, payload: string): Promise<void> {
     try {
       await this.#opts.persist?.(this);
     } catch (err) {
@@ -182,7 +195,29 @@ export class VirtualMeter {
         `${this.id}: could not persist before acknowledging: ${(err as Error).message}`,
       );
     }
-    this.#publish('reply', payload, false);
+    this.#sendReply(id, payload, this.#opts.now());
+  }
+
+  /** The link faults' session, evaluated at `now`; dropped again once it has nothing left to do. */
+  #linkAt(now: number): LinkSession | null {
+    this.#link ??= new LinkSession({
+      id: this.id,
+      faults: () => this.#state.faults,
+      now: this.#opts.now,
+      publishReply: (payload) => this.#publish('reply', payload, false),
+      dropAbruptly: () => this.#dropAbruptly(),
+      reconnect: () => (this.#wantOnline ? this.#connect() : Promise.resolve()),
+      log: this.#opts.log,
+    });
+    const link = this.#link;
+    link.evaluate(this.#state.faults, now);
+    if (this.#state.faults.length === 0 && link.idle) this.#link = null;
+    return link;
+  }
+
+  #sendReply(id: string, payload: string, now: number): void {
+    if (this.#link) this.#link.sendReply(id, payload, now);
+    else this.#publish('reply', payload, false);
   }
 
   #onCommandMessage(payload: Buffer): void {
@@ -193,6 +228,15 @@ export class VirtualMeter {
       if (parsed.reply) this.#publish('reply', encode('reply', parsed.reply), false);
       return;
     }
+    if (this.#state.faults.length !== 0) {
+      const now = this.#opts.now();
+      const gate = this.#linkAt(now)?.gate(parsed.id, now);
+      if (gate?.kind === 'ignore') return; // silence: the application is hung
+      if (gate?.kind === 'busy') {
+        this.#link?.refuseBusy(parsed.id, gate, now); // refused, not applied [MC-8.7]
+        return;
+      }
+    }
     this.#replyOverMqtt.add(parsed.id);
     this.#apply({ type: 'command', id: parsed.id, command: parsed.command }, this.#opts.now());
   }
@@ -200,8 +244,13 @@ export class VirtualMeter {
   #queue(sample: Sample): void {
     // [MC-7.3] [MC-6.7] One sample per instant: a connect sample at the instant of the last one is not sent.
     if (sample.ts <= this.#lastQueuedTs) return;
-    this.#outbox.push(sample);
     this.#lastQueuedTs = sample.ts;
+    if (this.#link === null) this.#push(sample);
+    else for (const s of this.#link.shape(sample)) this.#push(s);
+  }
+
+  #push(sample: Sample): void {
+    this.#outbox.push(sample);
     if (this.#outbox.length > OUTBOX_LIMIT) {
       const excess = this.#outbox.length - OUTBOX_LIMIT;
       this.#outbox.splice(0, excess);
@@ -215,15 +264,17 @@ export class VirtualMeter {
 
   #flush(): void {
     const client = this.#client;
-    if (!client?.connected || !this.#announced) return;
+    if (!client?.connected || !this.#announced || this.#link?.silent) return;
     while (this.#outbox.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
-      const batch = this.#outbox.splice(0, MAX_SAMPLES_PER_MESSAGE);
+      const batch = this.#outbox.splice(0, batchLength(this.#outbox, MAX_SAMPLES_PER_MESSAGE));
       this.#inFlight += batch.length;
+      this.#inFlightBatches.add(batch);
       client.publish(
         topicFor(this.id, 'telemetry'),
         encode('telemetry', { v: 1, samples: batch }),
         { qos: 1 },
         (err) => {
+          if (!this.#inFlightBatches.delete(batch)) return; // requeued when the link dropped
           this.#inFlight -= batch.length;
           if (err) this.#outbox.unshift(...batch); // not acknowledged: keep it for the next connection
           this.#flush();
@@ -235,16 +286,17 @@ export class VirtualMeter {
   }
 
   #notifyDrained(): void {
-    if (this.pendingSamples !== 0 && this.connected) return;
+    if (this.pendingSamples !== 0 && this.#sending) return;
     for (const resolve of this.#drainWaiters.splice(0)) resolve();
   }
 
   #publish(channel: 'state' | 'reply' | 'info' | 'availability', payload: string, retain: boolean): void {
+    if (this.#link?.silent) return;
     this.#client?.publish(topicFor(this.id, channel), payload, { qos: 1, retain });
   }
 
   async #connect(): Promise<void> {
-    if (this.#client) return;
+    if (this.#client || this.#link?.down) return;
     const id = this.id;
     const client = createMeterClient({
       url: this.#opts.mqttUrl,
@@ -258,7 +310,7 @@ export class VirtualMeter {
     });
     client.on('error', (err) => this.#opts.log?.('warn', `${id}: mqtt: ${err.message}`));
     client.on('close', () => {
-      this.#announced = false;
+      if (this.#client === client) this.#announced = false;
     });
     // Resolve once announced (online on the broker), or once the first attempt failed.
     await new Promise<void>((resolve) => {
@@ -279,6 +331,7 @@ export class VirtualMeter {
       this.#opts.log?.('warn', `${id}: subscribe failed: ${(err as Error).message}`);
       return;
     }
+    if (this.#client !== client) return; // dropped meanwhile (a link fault)
     const s = this.#state;
     this.#publish(
       'info',
@@ -300,6 +353,24 @@ export class VirtualMeter {
     this.#onAnnounced = null;
     this.#flush();
     this.#apply({ type: 'connect' }, this.#opts.now()); // [MC-6.7] [M-17]
+  }
+
+  /**
+   * Issue 12: the link dies (no DISCONNECT, so the broker fires the will [MC-6.2]); telemetry not yet
+   * acknowledged goes back to the outbox, to be sent again after the next connection [MC-7.6].
+   */
+  #dropAbruptly(): void {
+    const client = this.#client;
+    if (!client) return;
+    this.#client = null;
+    this.#announced = false;
+    const unacked = [...this.#inFlightBatches].flat();
+    this.#inFlightBatches.clear();
+    this.#inFlight = 0;
+    if (unacked.length > 0) this.#outbox.unshift(...unacked);
+    client.end(true);
+    this.#onAnnounced?.();
+    this.#onAnnounced = null;
   }
 
   async #disconnect(): Promise<void> {
