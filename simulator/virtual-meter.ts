@@ -61,6 +61,7 @@ export class VirtualMeter {
   readonly #inFlightBatches = new Set<Sample[]>();
   #dropped = 0;
   #lastQueuedTs = 0;
+  #lastSentTs = 0;
   #drainWaiters: (() => void)[] = [];
   #announced = false;
   #onAnnounced: (() => void) | null = null;
@@ -82,17 +83,19 @@ export class VirtualMeter {
   get online(): boolean {
     return this.#wantOnline;
   }
-  /** Connected and announced online [MC-6.3]. */
+  /**
+   * Connected, announced online [MC-6.3] and speaking: a meter silenced by a fault (issue 12) keeps its
+   * connection but publishes nothing, so nothing should wait for what it publishes.
+   */
   get connected(): boolean {
-    return this.#announced && (this.#client?.connected ?? false);
+    return this.#announced && (this.#client?.connected ?? false) && !this.#link?.silent;
   }
-  /** Connected and able to send: a silent meter (issue 12) keeps its samples until it speaks again. */
-  get #sending(): boolean {
-    return this.connected && !this.#link?.silent;
-  }
-  /** ts of the newest sample this meter has produced (published or still queued). */
+  /**
+   * ts of the newest sample this meter has queued to send (published or still queued). Samples a link
+   * fault holds back (a backlog, a late sample, issue 12) count once they are let go.
+   */
   get lastSampleTs(): number {
-    return this.#lastQueuedTs;
+    return this.#lastSentTs;
   }
   get pendingSamples(): number {
     return this.#outbox.length + this.#inFlight;
@@ -139,7 +142,7 @@ export class VirtualMeter {
 
   /** Resolves once every queued sample is acknowledged by the broker (or at once when offline). */
   drained(): Promise<void> {
-    if (!this.#sending || this.pendingSamples === 0) return Promise.resolve();
+    if (!this.connected || this.pendingSamples === 0) return Promise.resolve();
     return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
@@ -251,6 +254,7 @@ export class VirtualMeter {
 
   #push(sample: Sample): void {
     this.#outbox.push(sample);
+    if (sample.ts > this.#lastSentTs) this.#lastSentTs = sample.ts;
     if (this.#outbox.length > OUTBOX_LIMIT) {
       const excess = this.#outbox.length - OUTBOX_LIMIT;
       this.#outbox.splice(0, excess);
@@ -286,7 +290,7 @@ export class VirtualMeter {
   }
 
   #notifyDrained(): void {
-    if (this.pendingSamples !== 0 && this.#sending) return;
+    if (this.pendingSamples !== 0 && this.connected) return;
     for (const resolve of this.#drainWaiters.splice(0)) resolve();
   }
 
