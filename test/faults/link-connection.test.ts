@@ -136,7 +136,7 @@ describe('reconnect_storm', () => {
     addFault(a, 'reconnect_storm', { reconnects: 20, interval_ms: 30 });
     t.svc.world.meter(a.deviceId)!.tick();
     for (let i = 0; i < 10; i++) await t.svc.world.advance(1_000); // telemetry flows during the storm
-    await new Promise((r) => setTimeout(r, 800)); // the storm is over (20 × 30 ms)
+    await new Promise((r) => setTimeout(r, 3_000)); // the storm is over (20 × 30 ms, plus the reconnections, on a busy machine)
     expect(await availability(a, true)).toBe(true);
     await new Promise((r) => setTimeout(r, 200));
     expect(await isOnline(a)).toBe(true); // no late will overwrote the last online
@@ -147,5 +147,31 @@ describe('reconnect_storm', () => {
     // Every periodic sample got through (unacknowledged ones were sent again), plus connection samples.
     await t.svc.world.settle();
     expect(await stored(a)).toBeGreaterThanOrEqual(await stored(control));
+  });
+});
+
+describe('reconnect_storm against the broker’s connection rate [MC-10.3]', () => {
+  it('connections over the rate are refused, yet the meter gets back in (mqtt.js retries each second)', async () => {
+    const s = await startTestService({ speed: 0, mqttLimits: { connectRate: 4 } });
+    try {
+      const a = await tenant(s.sim);
+      await new Promise((r) => setTimeout(r, 1_100)); // the bucket refills
+      const now = s.svc.world.clock.now();
+      const params = { reconnects: 12, interval_ms: 10 };
+      s.svc.world
+        .meter(a.deviceId)!
+        .addFault({ id: 'F1', kind: 'reconnect_storm', params, from: now, until: null, seed: 1 });
+      await expect
+        .poll(() => s.svc.broker!.refusals().connections['over the connection rate'] ?? 0, { timeout: 3_000 })
+        .toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 2_000)); // the storm itself is over (12 × 10 ms, plus the attempts)
+      const back = () =>
+        s.svc.world.meter(a.deviceId)!.connected && s.svc.world.twins.get(a.deviceId)?.online;
+      await expect.poll(back, { timeout: 6_000 }).toBe(true);
+      const v = v2Client(s.svc.httpUrl);
+      expect(data(await v('PUT', `/devices/${a.deviceId}/relay`, { state: false }, a.key))).toBe(true);
+    } finally {
+      await s.close();
+    }
   });
 });
