@@ -17,6 +17,7 @@ import {
 } from '../../simulator/link-faults.ts';
 import type { Fault, FaultOf } from '../../simulator/meter/faults/types.ts';
 import type { Sample } from '../../simulator/meter/types.ts';
+import { faultBody } from '../../src/sim/fault-schemas.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 function fault<F extends Fault>(f: Omit<F, 'id' | 'from' | 'until' | 'seed'> & Partial<F>): F {
@@ -167,5 +168,21 @@ describe('telemetry', () => {
     expect(batchLength(s.slice(5), 1000)).toBe(2);
     expect(batchLength(s, 2)).toBe(2);
     expect(batchLength([], 1000)).toBe(0);
+  });
+});
+
+describe('the POST body of reply_delay', () => {
+  const issues = (b: Record<string, unknown>) => {
+    const r = faultBody.safeParse({ kind: 'reply_delay', ...b });
+    return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  };
+  it('takes a fixed delay_ms, or both min_ms and max_ms with min ≤ max; nothing else', () => {
+    expect(issues({ delay_ms: 200 })).toEqual([]);
+    expect(issues({ min_ms: 100, max_ms: 100 })).toEqual([]);
+    const either = 'delay_ms: give either delay_ms, or both min_ms and max_ms';
+    expect(issues({})).toEqual([either]);
+    expect(issues({ min_ms: 100 })).toEqual([either]);
+    expect(issues({ delay_ms: 5, min_ms: 1, max_ms: 3 })).toEqual([either]);
+    expect(issues({ min_ms: 9, max_ms: 5 })).toEqual(['min_ms: min_ms must not exceed max_ms']);
   });
 });
