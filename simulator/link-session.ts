@@ -23,7 +23,6 @@ import type { Sample } from './meter/types.ts';
 export interface LinkPort {
   readonly id: string;
   faults(): readonly Fault[];
-  now(): number;
   /** Publishes on the meter's reply topic if it is connected (QoS 1, not retained). */
   publishReply(payload: string): void;
   /** Destroys the socket without DISCONNECT, so the broker fires the will [MC-6.2]. */

@@ -6,7 +6,6 @@ import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../src/mqtt/connect.ts';
-import { batchLength } from './link-faults.ts';
 import { LinkSession } from './link-session.ts';
 import type { Fault } from './meter/faults/types.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
@@ -18,12 +17,8 @@ import type {
   MeterState,
   Sample,
 } from './meter/types.ts';
+import { TelemetryOutbox } from './outbox.ts';
 
-/** [MC-7.2] at most this many samples in one telemetry message. */
-const MAX_SAMPLES_PER_MESSAGE = 1000;
-/** A meter that cannot reach the broker keeps this many samples (about 70 days at 60 s) and drops the oldest. */
-const OUTBOX_LIMIT = 100_000;
-const MAX_IN_FLIGHT = 8;
 /**
  * Commands whose acknowledgement waits until the meter's state is durable: money. Other changes (relay,
  * mode, tariffs) reach disk with the batched save within ~20 ms; a full snapshot per relay command
@@ -55,13 +50,10 @@ export class VirtualMeter {
   readonly #opts: VirtualMeterOptions;
   #client: MqttClient | null = null;
   #wantOnline: boolean;
-  #outbox: Sample[] = [];
-  #inFlight = 0;
-  /** Telemetry batches published and not yet acknowledged: requeued if the link drops abruptly. */
-  readonly #inFlightBatches = new Set<Sample[]>();
-  #dropped = 0;
+  readonly #outbox = new TelemetryOutbox((dropped) =>
+    this.#opts.log?.('warn', `${this.id}: offline buffer full, dropped ${dropped} oldest samples so far`),
+  );
   #lastQueuedTs = 0;
-  #lastSentTs = 0;
   #drainWaiters: (() => void)[] = [];
   #announced = false;
   #onAnnounced: (() => void) | null = null;
@@ -95,10 +87,10 @@ export class VirtualMeter {
    * fault holds back (a backlog, a late sample, issue 12) count once they are let go.
    */
   get lastSampleTs(): number {
-    return this.#lastSentTs;
+    return this.#outbox.lastTs;
   }
   get pendingSamples(): number {
-    return this.#outbox.length + this.#inFlight;
+    return this.#outbox.pending;
   }
 
   async start(): Promise<void> {
@@ -181,7 +173,7 @@ export class VirtualMeter {
           break;
       }
     }
-    if (link) for (const sample of link.release(state.faults, now)) this.#push(sample);
+    if (link) for (const sample of link.release(state.faults, now)) this.#outbox.push(sample);
     this.#flush();
     if (event.type !== 'advance' && event.type !== 'connect') this.#opts.onChanged?.(this);
     return reply;
@@ -202,11 +194,10 @@ export class VirtualMeter {
   }
 
   /** The link faults' session, evaluated at `now`; dropped again once it has nothing left to do. */
-  #linkAt(now: number): LinkSession | null {
+  #linkAt(now: number): LinkSession {
     this.#link ??= new LinkSession({
       id: this.id,
       faults: () => this.#state.faults,
-      now: this.#opts.now,
       publishReply: (payload) => this.#publish('reply', payload, false),
       dropAbruptly: () => this.#dropAbruptly(),
       reconnect: () => (this.#wantOnline ? this.#connect() : Promise.resolve()),
@@ -233,10 +224,11 @@ export class VirtualMeter {
     }
     if (this.#state.faults.length !== 0) {
       const now = this.#opts.now();
-      const gate = this.#linkAt(now)?.gate(parsed.id, now);
-      if (gate?.kind === 'ignore') return; // silence: the application is hung
-      if (gate?.kind === 'busy') {
-        this.#link?.refuseBusy(parsed.id, gate, now); // refused, not applied [MC-8.7]
+      const link = this.#linkAt(now);
+      const gate = link.gate(parsed.id, now);
+      if (gate.kind === 'ignore') return; // silence: the application is hung
+      if (gate.kind === 'busy') {
+        link.refuseBusy(parsed.id, gate, now); // refused, not applied [MC-8.7]
         return;
       }
     }
@@ -248,39 +240,21 @@ export class VirtualMeter {
     // [MC-7.3] [MC-6.7] One sample per instant: a connect sample at the instant of the last one is not sent.
     if (sample.ts <= this.#lastQueuedTs) return;
     this.#lastQueuedTs = sample.ts;
-    if (this.#link === null) this.#push(sample);
-    else for (const s of this.#link.shape(sample)) this.#push(s);
-  }
-
-  #push(sample: Sample): void {
-    this.#outbox.push(sample);
-    if (sample.ts > this.#lastSentTs) this.#lastSentTs = sample.ts;
-    if (this.#outbox.length > OUTBOX_LIMIT) {
-      const excess = this.#outbox.length - OUTBOX_LIMIT;
-      this.#outbox.splice(0, excess);
-      this.#dropped += excess;
-      this.#opts.log?.(
-        'warn',
-        `${this.id}: offline buffer full, dropped ${this.#dropped} oldest samples so far`,
-      );
-    }
+    if (this.#link === null) this.#outbox.push(sample);
+    else for (const s of this.#link.shape(sample)) this.#outbox.push(s);
   }
 
   #flush(): void {
     const client = this.#client;
     if (!client?.connected || !this.#announced || this.#link?.silent) return;
-    while (this.#outbox.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
-      const batch = this.#outbox.splice(0, batchLength(this.#outbox, MAX_SAMPLES_PER_MESSAGE));
-      this.#inFlight += batch.length;
-      this.#inFlightBatches.add(batch);
+    for (let batch = this.#outbox.take(); batch !== null; batch = this.#outbox.take()) {
+      const sent = batch;
       client.publish(
         topicFor(this.id, 'telemetry'),
-        encode('telemetry', { v: 1, samples: batch }),
+        encode('telemetry', { v: 1, samples: sent }),
         { qos: 1 },
         (err) => {
-          if (!this.#inFlightBatches.delete(batch)) return; // requeued when the link dropped
-          this.#inFlight -= batch.length;
-          if (err) this.#outbox.unshift(...batch); // not acknowledged: keep it for the next connection
+          if (!this.#outbox.settle(sent, err)) return; // put back already: the link dropped
           this.#flush();
           this.#notifyDrained();
         },
@@ -368,10 +342,7 @@ export class VirtualMeter {
     if (!client) return;
     this.#client = null;
     this.#announced = false;
-    const unacked = [...this.#inFlightBatches].flat();
-    this.#inFlightBatches.clear();
-    this.#inFlight = 0;
-    if (unacked.length > 0) this.#outbox.unshift(...unacked);
+    this.#outbox.requeueInFlight();
     client.end(true);
     this.#onAnnounced?.();
     this.#onAnnounced = null;
