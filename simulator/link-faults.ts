@@ -147,13 +147,3 @@ export function releaseHeld(hold: TelemetryHold, faults: readonly Fault[], t: nu
 export function holding(hold: TelemetryHold): boolean {
   return hold.backlog.length > 0 || hold.late !== null;
 }
-
-/**
- * [MC-7.2] [MC-7.3] How many samples from the head of an outbox go in the next message: at most `max`,
- * cut where `ts` does not strictly ascend (a duplicate or a late sample starts a message of its own).
- */
-export function batchLength(outbox: readonly Sample[], max: number): number {
-  const n = Math.min(outbox.length, max);
-  for (let i = 1; i < n; i++) if (outbox[i]!.ts <= outbox[i - 1]!.ts) return i;
-  return n;
-}

@@ -1,7 +1,6 @@
 // A meter's telemetry outbox: samples waiting to be published, and those published but not yet
 // acknowledged by the broker (QoS 1). Pure bookkeeping; virtual-meter.ts does the publishing.
 
-import { batchLength } from './link-faults.ts';
 import type { Sample } from './meter/types.ts';
 
 /** [MC-7.2] at most this many samples in one telemetry message. */
@@ -74,4 +73,14 @@ export class TelemetryOutbox {
     this.#inFlightCount = 0;
     if (unacked.length > 0) this.#queue.unshift(...unacked);
   }
+}
+
+/**
+ * [MC-7.2] [MC-7.3] How many samples from the head of an outbox go in the next message: at most `max`,
+ * cut where `ts` does not strictly ascend (a duplicate or a late sample starts a message of its own).
+ */
+export function batchLength(outbox: readonly Sample[], max: number): number {
+  const n = Math.min(outbox.length, max);
+  for (let i = 1; i < n; i++) if (outbox[i]!.ts <= outbox[i - 1]!.ts) return i;
+  return n;
 }

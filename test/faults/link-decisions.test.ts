@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { decode } from '../../firmware-protocol/mqtt/codec.ts';
 import {
-  batchLength,
   commandGate,
   emptyHold,
   flappingOff,
@@ -17,6 +16,7 @@ import {
 } from '../../simulator/link-faults.ts';
 import type { Fault, FaultOf } from '../../simulator/meter/faults/types.ts';
 import type { Sample } from '../../simulator/meter/types.ts';
+import { batchLength } from '../../simulator/outbox.ts';
 import { faultBody } from '../../src/sim/fault-schemas.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
