@@ -27,6 +27,8 @@ export interface LinkPort {
   publishReply(payload: string): void;
   /** Destroys the socket without DISCONNECT, so the broker fires the will [MC-6.2]. */
   dropAbruptly(): void;
+  /** Publishes the meter's present state (retained): what changed while it was silent. */
+  publishState(): void;
   /** Connects if the meter is meant to be online and is not connected; resolves once announced or refused. */
   reconnect(): Promise<void>;
   log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
@@ -62,7 +64,9 @@ export class LinkSession {
   /** On every step of the meter: silence, the link held down or back up, storms to start. */
   evaluate(faults: readonly Fault[], t: number): void {
     if (this.#stopped) return;
+    const wasSilent = this.#silent;
     this.#silent = isSilent(faults, t);
+    if (wasSilent && !this.#silent) this.#port.publishState(); // [M-10] it speaks again: its state first
     const down = linkHeldDown(faults, t);
     if (down !== this.#down) {
       this.#down = down;

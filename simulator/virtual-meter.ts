@@ -199,6 +199,12 @@ export class VirtualMeter {
       id: this.id,
       faults: () => this.#state.faults,
       publishReply: (payload) => this.#publish('reply', payload, false),
+      publishState: () =>
+        this.#publish(
+          'state',
+          encode('state', stateToWire(reportedState(this.#state, this.#state.lastTs))),
+          true,
+        ),
       dropAbruptly: () => this.#dropAbruptly(),
       reconnect: () => (this.#wantOnline ? this.#connect() : Promise.resolve()),
       log: this.#opts.log,

@@ -119,7 +119,12 @@ describe('silence (a stale meter)', () => {
     expect(await t.svc.store.countSamples(pk)).toBe(before);
     const meter = t.svc.world.meter(a.deviceId)!;
     expect(meter.pendingSamples).toBeGreaterThanOrEqual(10);
+    meter.command('technician-1', { op: 'set_relay', on: false }, to); // at the meter: its state report is silenced
+    await new Promise((r) => setTimeout(r, 100));
+    const twin = () => t.svc.world.twins.get(a.deviceId)?.state?.relay_commanded;
+    expect(twin()).toBe(true);
     meter.clearFaults('all', to);
+    await expect.poll(twin, { timeout: 2_000 }).toBe(false); // it speaks again: its present state first
     await meter.drained();
     await expect
       .poll(() => t.svc.store.countSamples(pk), { timeout: 2_000 })
