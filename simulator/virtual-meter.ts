@@ -6,6 +6,7 @@ import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../src/mqtt/connect.ts';
+import { LinkSession } from './link-session.ts';
 import type { Fault } from './meter/faults/types.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
 import type {
@@ -16,12 +17,8 @@ import type {
   MeterState,
   Sample,
 } from './meter/types.ts';
+import { TelemetryOutbox } from './outbox.ts';
 
-/** [MC-7.2] at most this many samples in one telemetry message. */
-const MAX_SAMPLES_PER_MESSAGE = 1000;
-/** A meter that cannot reach the broker keeps this many samples (about 70 days at 60 s) and drops the oldest. */
-const OUTBOX_LIMIT = 100_000;
-const MAX_IN_FLIGHT = 8;
 /**
  * Commands whose acknowledgement waits until the meter's state is durable: money. Other changes (relay,
  * mode, tariffs) reach disk with the batched save within ~20 ms; a full snapshot per relay command
@@ -53,13 +50,15 @@ export class VirtualMeter {
   readonly #opts: VirtualMeterOptions;
   #client: MqttClient | null = null;
   #wantOnline: boolean;
-  #outbox: Sample[] = [];
-  #inFlight = 0;
-  #dropped = 0;
+  readonly #outbox = new TelemetryOutbox((dropped) =>
+    this.#opts.log?.('warn', `${this.id}: offline buffer full, dropped ${dropped} oldest samples so far`),
+  );
   #lastQueuedTs = 0;
   #drainWaiters: (() => void)[] = [];
   #announced = false;
   #onAnnounced: (() => void) | null = null;
+  /** Issue 12: the link faults' wall-clock side, made when the meter first has a fault. */
+  #link: LinkSession | null = null;
 
   constructor(opts: VirtualMeterOptions) {
     this.#opts = opts;
@@ -76,16 +75,22 @@ export class VirtualMeter {
   get online(): boolean {
     return this.#wantOnline;
   }
-  /** Connected and announced online [MC-6.3]. */
+  /**
+   * Connected, announced online [MC-6.3] and speaking: a meter silenced by a fault (issue 12) keeps its
+   * connection but publishes nothing, so nothing should wait for what it publishes.
+   */
   get connected(): boolean {
-    return this.#announced && (this.#client?.connected ?? false);
+    return this.#announced && (this.#client?.connected ?? false) && !this.#link?.silent;
   }
-  /** ts of the newest sample this meter has produced (published or still queued). */
+  /**
+   * ts of the newest sample this meter has queued to send (published or still queued). Samples a link
+   * fault holds back (a backlog, a late sample, issue 12) count once they are let go.
+   */
   get lastSampleTs(): number {
-    return this.#lastQueuedTs;
+    return this.#outbox.lastTs;
   }
   get pendingSamples(): number {
-    return this.#outbox.length + this.#inFlight;
+    return this.#outbox.pending;
   }
 
   async start(): Promise<void> {
@@ -134,6 +139,7 @@ export class VirtualMeter {
   }
 
   async stop(): Promise<void> {
+    this.#link?.stop();
     await this.#disconnect();
   }
 
@@ -141,6 +147,7 @@ export class VirtualMeter {
     const before = this.#state;
     const { state, effects } = step(before, event, now);
     this.#state = state;
+    const link = state.faults.length !== 0 || this.#link !== null ? this.#linkAt(now) : null;
     let reply: CommandReply | undefined;
     for (const effect of effects) {
       switch (effect.type) {
@@ -160,12 +167,13 @@ export class VirtualMeter {
               effect.reply.ok &&
               !effect.duplicate &&
               PERSIST_BEFORE_ACK.has(event.command.op);
-            if (changed && this.#opts.persist) void this.#persistThenReply(payload);
-            else this.#publish('reply', payload, false);
+            if (changed && this.#opts.persist) void this.#persistThenReply(effect.id, payload);
+            else this.#sendReply(effect.id, payload, now);
           }
           break;
       }
     }
+    if (link) for (const sample of link.release(state.faults, now)) this.#outbox.push(sample);
     this.#flush();
     if (event.type !== 'advance' && event.type !== 'connect') this.#opts.onChanged?.(this);
     return reply;
@@ -173,7 +181,7 @@ export class VirtualMeter {
 
   readonly #replyOverMqtt = new Set<string>();
 
-  async #persistThenReply(payload: string): Promise<void> {
+  async #persistThenReply(id: string, payload: string): Promise<void> {
     try {
       await this.#opts.persist?.(this);
     } catch (err) {
@@ -182,7 +190,34 @@ export class VirtualMeter {
         `${this.id}: could not persist before acknowledging: ${(err as Error).message}`,
       );
     }
-    this.#publish('reply', payload, false);
+    this.#sendReply(id, payload, this.#opts.now());
+  }
+
+  /** The link faults' session, evaluated at `now`; dropped again once it has nothing left to do. */
+  #linkAt(now: number): LinkSession {
+    this.#link ??= new LinkSession({
+      id: this.id,
+      faults: () => this.#state.faults,
+      publishReply: (payload) => this.#publish('reply', payload, false),
+      publishState: () =>
+        this.#publish(
+          'state',
+          encode('state', stateToWire(reportedState(this.#state, this.#state.lastTs))),
+          true,
+        ),
+      dropAbruptly: () => this.#dropAbruptly(),
+      reconnect: () => (this.#wantOnline ? this.#connect() : Promise.resolve()),
+      log: this.#opts.log,
+    });
+    const link = this.#link;
+    link.evaluate(this.#state.faults, now);
+    if (this.#state.faults.length === 0 && link.idle) this.#link = null;
+    return link;
+  }
+
+  #sendReply(id: string, payload: string, now: number): void {
+    if (this.#link) this.#link.sendReply(id, payload, now);
+    else this.#publish('reply', payload, false);
   }
 
   #onCommandMessage(payload: Buffer): void {
@@ -193,6 +228,16 @@ export class VirtualMeter {
       if (parsed.reply) this.#publish('reply', encode('reply', parsed.reply), false);
       return;
     }
+    if (this.#state.faults.length !== 0) {
+      const now = this.#opts.now();
+      const link = this.#linkAt(now);
+      const gate = link.gate(parsed.id, now);
+      if (gate.kind === 'ignore') return; // silence: the application is hung
+      if (gate.kind === 'busy') {
+        link.refuseBusy(parsed.id, gate, now); // refused, not applied [MC-8.7]
+        return;
+      }
+    }
     this.#replyOverMqtt.add(parsed.id);
     this.#apply({ type: 'command', id: parsed.id, command: parsed.command }, this.#opts.now());
   }
@@ -200,32 +245,22 @@ export class VirtualMeter {
   #queue(sample: Sample): void {
     // [MC-7.3] [MC-6.7] One sample per instant: a connect sample at the instant of the last one is not sent.
     if (sample.ts <= this.#lastQueuedTs) return;
-    this.#outbox.push(sample);
     this.#lastQueuedTs = sample.ts;
-    if (this.#outbox.length > OUTBOX_LIMIT) {
-      const excess = this.#outbox.length - OUTBOX_LIMIT;
-      this.#outbox.splice(0, excess);
-      this.#dropped += excess;
-      this.#opts.log?.(
-        'warn',
-        `${this.id}: offline buffer full, dropped ${this.#dropped} oldest samples so far`,
-      );
-    }
+    if (this.#link === null) this.#outbox.push(sample);
+    else for (const s of this.#link.shape(sample)) this.#outbox.push(s);
   }
 
   #flush(): void {
     const client = this.#client;
-    if (!client?.connected || !this.#announced) return;
-    while (this.#outbox.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
-      const batch = this.#outbox.splice(0, MAX_SAMPLES_PER_MESSAGE);
-      this.#inFlight += batch.length;
+    if (!client?.connected || !this.#announced || this.#link?.silent) return;
+    for (let batch = this.#outbox.take(); batch !== null; batch = this.#outbox.take()) {
+      const sent = batch;
       client.publish(
         topicFor(this.id, 'telemetry'),
-        encode('telemetry', { v: 1, samples: batch }),
+        encode('telemetry', { v: 1, samples: sent }),
         { qos: 1 },
         (err) => {
-          this.#inFlight -= batch.length;
-          if (err) this.#outbox.unshift(...batch); // not acknowledged: keep it for the next connection
+          if (!this.#outbox.settle(sent, err)) return; // put back already: the link dropped
           this.#flush();
           this.#notifyDrained();
         },
@@ -240,11 +275,12 @@ export class VirtualMeter {
   }
 
   #publish(channel: 'state' | 'reply' | 'info' | 'availability', payload: string, retain: boolean): void {
+    if (this.#link?.silent) return;
     this.#client?.publish(topicFor(this.id, channel), payload, { qos: 1, retain });
   }
 
   async #connect(): Promise<void> {
-    if (this.#client) return;
+    if (this.#client || this.#link?.down) return;
     const id = this.id;
     const client = createMeterClient({
       url: this.#opts.mqttUrl,
@@ -258,7 +294,7 @@ export class VirtualMeter {
     });
     client.on('error', (err) => this.#opts.log?.('warn', `${id}: mqtt: ${err.message}`));
     client.on('close', () => {
-      this.#announced = false;
+      if (this.#client === client) this.#announced = false;
     });
     // Resolve once announced (online on the broker), or once the first attempt failed.
     await new Promise<void>((resolve) => {
@@ -279,6 +315,7 @@ export class VirtualMeter {
       this.#opts.log?.('warn', `${id}: subscribe failed: ${(err as Error).message}`);
       return;
     }
+    if (this.#client !== client) return; // dropped meanwhile (a link fault)
     const s = this.#state;
     this.#publish(
       'info',
@@ -300,6 +337,21 @@ export class VirtualMeter {
     this.#onAnnounced = null;
     this.#flush();
     this.#apply({ type: 'connect' }, this.#opts.now()); // [MC-6.7] [M-17]
+  }
+
+  /**
+   * Issue 12: the link dies (no DISCONNECT, so the broker fires the will [MC-6.2]); telemetry not yet
+   * acknowledged goes back to the outbox, to be sent again after the next connection [MC-7.6].
+   */
+  #dropAbruptly(): void {
+    const client = this.#client;
+    if (!client) return;
+    this.#client = null;
+    this.#announced = false;
+    this.#outbox.requeueInFlight();
+    client.end(true);
+    this.#onAnnounced?.();
+    this.#onAnnounced = null;
   }
 
   async #disconnect(): Promise<void> {

@@ -32,7 +32,15 @@ const kind = <K extends FaultKind, S extends z.ZodRawShape>(k: K, shape: S) =>
 
 export const faultBody = z.discriminatedUnion('kind', [
   kind('reply_drop', { probability }),
-  kind('reply_delay', { delay_ms: wallMs.optional(), min_ms: wallMs.optional(), max_ms: wallMs.optional() }),
+  kind('reply_delay', { delay_ms: wallMs.optional(), min_ms: wallMs.optional(), max_ms: wallMs.optional() })
+    .refine((b) => (b.delay_ms === undefined) === (b.min_ms !== undefined && b.max_ms !== undefined), {
+      message: 'give either delay_ms, or both min_ms and max_ms',
+      path: ['delay_ms'],
+    })
+    .refine((b) => b.min_ms === undefined || b.max_ms === undefined || b.min_ms <= b.max_ms, {
+      message: 'min_ms must not exceed max_ms',
+      path: ['min_ms'],
+    }),
   kind('busy', { probability }),
   kind('malformed_reply', { probability }),
   kind('silence', {}),
