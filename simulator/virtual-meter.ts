@@ -7,7 +7,7 @@ import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-p
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../src/mqtt/connect.ts';
 import type { Fault } from './meter/faults/types.ts';
-import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
+import { meterInfo, reportedState, step } from './meter/index.ts';
 import type {
   CommandReply,
   LoadProfile,
@@ -57,6 +57,9 @@ export class VirtualMeter {
   #inFlight = 0;
   #dropped = 0;
   #lastQueuedTs = 0;
+  #lastQueued: Sample | null = null;
+  /** [MC-7.10] Samples right after a rollover: each starts a new telemetry message. */
+  readonly #batchStarts = new Set<Sample>();
   #drainWaiters: (() => void)[] = [];
   #announced = false;
   #onAnnounced: (() => void) | null = null;
@@ -120,6 +123,17 @@ export class VirtualMeter {
     this.#apply({ type: 'clear_faults', ids }, now);
   }
 
+  /**
+   * [M-24] Issue 12 §3: a new physical meter takes this one's place (new serial, register from zero in a
+   * new epoch). A connected meter reconnects, as a new meter would, announcing its new info [MC-6.3].
+   */
+  async replace(serial: string, now = this.#opts.now()): Promise<void> {
+    this.#apply({ type: 'replace', serial }, now);
+    if (!this.#client) return;
+    await this.#disconnect();
+    await this.#connect();
+  }
+
   /** Really disconnects from (publishing offline first) or reconnects to the broker. */
   async setOnline(online: boolean): Promise<void> {
     this.#wantOnline = online;
@@ -149,6 +163,9 @@ export class VirtualMeter {
           break;
         case 'state':
           this.#publish('state', encode('state', stateToWire(effect.state)), true);
+          break;
+        case 'info':
+          if (this.#announced) this.#publishInfo(); // [MC-4.1] a field changed
           break;
         case 'reply':
           reply = effect.reply;
@@ -200,11 +217,16 @@ export class VirtualMeter {
   #queue(sample: Sample): void {
     // [MC-7.3] [MC-6.7] One sample per instant: a connect sample at the instant of the last one is not sent.
     if (sample.ts <= this.#lastQueuedTs) return;
+    const prev = this.#lastQueued;
+    // [MC-7.10] A fall at the same epoch is a rollover: the codec would reject it inside one message.
+    if (prev && sample.energy < prev.energy && sample.register_epoch === prev.register_epoch)
+      this.#batchStarts.add(sample);
     this.#outbox.push(sample);
     this.#lastQueuedTs = sample.ts;
+    this.#lastQueued = sample;
     if (this.#outbox.length > OUTBOX_LIMIT) {
       const excess = this.#outbox.length - OUTBOX_LIMIT;
-      this.#outbox.splice(0, excess);
+      for (const gone of this.#outbox.splice(0, excess)) this.#batchStarts.delete(gone);
       this.#dropped += excess;
       this.#opts.log?.(
         'warn',
@@ -217,7 +239,7 @@ export class VirtualMeter {
     const client = this.#client;
     if (!client?.connected || !this.#announced) return;
     while (this.#outbox.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
-      const batch = this.#outbox.splice(0, MAX_SAMPLES_PER_MESSAGE);
+      const batch = this.#outbox.splice(0, this.#batchLength());
       this.#inFlight += batch.length;
       client.publish(
         topicFor(this.id, 'telemetry'),
@@ -232,6 +254,19 @@ export class VirtualMeter {
       );
     }
     this.#notifyDrained();
+  }
+
+  /** [MC-7.2] Up to 1000 samples, ending before the next sample after a rollover [MC-7.10]. */
+  #batchLength(): number {
+    const n = Math.min(this.#outbox.length, MAX_SAMPLES_PER_MESSAGE);
+    if (this.#batchStarts.size === 0) return n;
+    this.#batchStarts.delete(this.#outbox[0]!);
+    for (let i = 1; i < n; i++) if (this.#batchStarts.has(this.#outbox[i]!)) return i;
+    return n;
+  }
+
+  #publishInfo(): void {
+    this.#publish('info', encode('info', meterInfo(this.#state)), true);
   }
 
   #notifyDrained(): void {
@@ -280,19 +315,7 @@ export class VirtualMeter {
       return;
     }
     const s = this.#state;
-    this.#publish(
-      'info',
-      encode('info', {
-        v: 1,
-        device_id: id,
-        model: s.model,
-        firmware: s.firmware,
-        has_relay: true,
-        telemetry_period_s: s.telemetryPeriodMs / 1000,
-        properties: [...PROPERTY_CATALOGUE[s.model]],
-      }),
-      true,
-    );
+    this.#publishInfo();
     this.#publish('state', encode('state', stateToWire(reportedState(s, this.#opts.now()))), true);
     this.#publish('availability', encode('availability', { v: 1, online: true, ts: this.#opts.now() }), true);
     this.#announced = true;

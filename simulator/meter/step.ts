@@ -5,6 +5,7 @@ import { reportedState, sameReportedState } from './create.ts';
 import { integrateTo } from './integrate.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
+import { replaceMeter } from './register.ts';
 import { relayClosed } from './relay.ts';
 import { sampleStep, traceSample } from './trace.ts';
 import type { MeterEffect, MeterEvent, MeterState, StepResult } from './types.ts';
@@ -47,6 +48,10 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return { state: s, effects };
     case 'clear_faults':
       s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
+      return { state: s, effects };
+    case 'replace':
+      replaceMeter(s, event.serial); // [M-24]
+      effects.push({ type: 'info' }); // [MC-4.1] a new serial
       return { state: s, effects };
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.
