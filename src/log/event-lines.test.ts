@@ -237,6 +237,9 @@ describe('event lines (issue 9 §2)', () => {
       'meter.wifi': { wifi_type: 'Secondary', config_mode: true },
       'meter.cutoff': { balance: -1 },
       'meter.restored': { balance: 100 },
+      'meter.register_reset': { epoch: 1, offset_kwh: 12.5, last_kwh: 12.5 },
+      'meter.register_rollover': { epoch: 0, offset_kwh: 100, max_kwh: 100, last_kwh: 99.99 },
+      'meter.replaced': { old_serial: 'SN-1', new_serial: 'SN-2' },
       'money.recharge': {
         outcome: 'refused',
         transaction_id: 't',

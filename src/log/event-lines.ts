@@ -109,6 +109,20 @@ export const LINES: LineTable = {
     msg: (d, dev) => `${dev} cut off: prepaid balance ${rupees(d.balance)}`,
   },
   'meter.restored': { level: 'info', msg: (d, dev) => `${dev} restored: balance ${rupees(d.balance)}` },
+  'meter.register_reset': {
+    level: 'warn',
+    msg: (d, dev) =>
+      `${dev} register reset (epoch ${d.epoch}) after ${d.last_kwh} kWh: later readings continue from ${d.offset_kwh} kWh`,
+  },
+  'meter.register_rollover': {
+    level: 'info',
+    msg: (d, dev) =>
+      `${dev} register rolled over at ${d.max_kwh} kWh: later readings continue from ${d.offset_kwh} kWh`,
+  },
+  'meter.replaced': {
+    level: 'info',
+    msg: (d, dev) => `${dev} meter replaced: serial ${d.old_serial} → ${d.new_serial}`,
+  },
   'money.recharge': {
     level: (d) => (d.outcome === 'applied' ? 'info' : 'warn'),
     msg: (d, dev) => {
