@@ -30,8 +30,17 @@ describe('[MC-7.9] [MC-7.10] judgeJoined: one continuous energy series', () => {
     ],
     [
       'a reset (epoch 0 → 1): the old register’s last value becomes the offset',
-      { samples: [s(T + MIN, 10.02), s(T + 2 * MIN, 0.004, 1), s(T + 3 * MIN, 0.02, 1)], newest: s(T, 10), reg: FIRST_REGISTER },
-      { energies: [10.02, 10.024, 10.04], refused: [], reg: held(1, 10.02), events: ['meter.register_reset'] },
+      {
+        samples: [s(T + MIN, 10.02), s(T + 2 * MIN, 0.004, 1), s(T + 3 * MIN, 0.02, 1)],
+        newest: s(T, 10),
+        reg: FIRST_REGISTER,
+      },
+      {
+        energies: [10.02, 10.024, 10.04],
+        refused: [],
+        reg: held(1, 10.02),
+        events: ['meter.register_reset'],
+      },
     ],
     [
       'a second reset adds the second register’s last value',
@@ -50,7 +59,12 @@ describe('[MC-7.9] [MC-7.10] judgeJoined: one continuous energy series', () => {
     ],
     [
       'a rollover near the declared maximum adds the maximum',
-      { samples: [s(T + MIN, 99.995), s(T + 2 * MIN, 0.01)], newest: s(T, 99.98), reg: FIRST_REGISTER, max: 100 },
+      {
+        samples: [s(T + MIN, 99.995), s(T + 2 * MIN, 0.01)],
+        newest: s(T, 99.98),
+        reg: FIRST_REGISTER,
+        max: 100,
+      },
       { energies: [99.995, 100.01], refused: [], reg: held(0, 100), events: ['meter.register_rollover'] },
     ],
     [

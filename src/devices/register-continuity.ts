@@ -53,9 +53,7 @@ function plus(kwh: number, offset: number): number {
   return offset === 0 ? kwh : Math.round((kwh + offset) * 1e6) / 1e6;
 }
 
-type Join =
-  | { ok: false }
-  | { ok: true; energy: number; register: RegisterContinuity; event?: RegisterEvent };
+type Join = { ok: false } | { ok: true; energy: number; register: RegisterContinuity; event?: RegisterEvent };
 
 /** One sample against the continuity and the newest (continuous) sample taken so far. */
 export function joinSample(

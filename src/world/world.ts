@@ -27,7 +27,7 @@ import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
 import { newMeterPlan } from './new-meter.ts';
 import { hashSecret, newToken } from './secrets.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
-import { loadTwins, saveReports } from './twin-reports.ts';
+import { loadTwins, saveRegister, saveReports } from './twin-reports.ts';
 import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
 
 export interface WorldOptions {
@@ -89,6 +89,7 @@ export class World {
       commandTimeoutMs: opts.commandTimeoutMs,
       now: () => opts.clock.now(),
       saveReports: (reports) => saveReports(opts.store, reports, (id) => this.#pks.get(id), opts.clock.now()),
+      saveRegister: (id, reg) => saveRegister(opts.store, reg, this.#pks.get(id), opts.clock.now()),
       log: opts.log,
       bus: this.bus,
       accountOf: (id) => this.#accounts.get(id),
