@@ -35,7 +35,10 @@ function edge(s: MeterState, fault: Fault, which: 'start' | 'end', t: number) {
 describe('[M-22] register_reset', () => {
   it('the register reads zero in a new epoch; energy, balance and charged do not move', () => {
     const m = advance(on(), T0 + 2 * HOUR).state;
-    const { state: r } = edge(m, reset, 'start', T0 + 2 * HOUR);
+    const { state: r, effects } = edge(m, reset, 'start', T0 + 2 * HOUR);
+    // A final reading of the old register at the instant: what flowed since the last sample is kept.
+    expect(samples(effects)).toEqual([expect.objectContaining({ ts: T0 + 2 * HOUR, energy: 2 })]);
+    expect(samples(effects)[0]).not.toHaveProperty('register_epoch');
     expect([r.energy, r.balance, r.charged]).toEqual([m.energy, m.balance, m.charged]);
     expect(r.registerEpoch).toBe(1);
     const after = samples(advance(r, T0 + 2 * HOUR + 2 * MINUTE).effects);
@@ -92,11 +95,15 @@ describe('[M-24] replace', () => {
     let m = advance(on({ balance: 5000, mode: 'prepaid' }), T0 + HOUR).state;
     m = step(m, { type: 'add_fault', fault: rollover(100) }, T0 + HOUR).state;
     const r = step(m, { type: 'replace', serial: 'SN-NEW' }, T0 + HOUR);
-    expect(r.effects).toEqual([{ type: 'info' }]);
+    // The old register's final reading at the instant, then the new info.
+    expect(r.effects).toEqual([
+      { type: 'telemetry', sample: expect.objectContaining({ ts: T0 + HOUR, energy: 1 }) },
+      { type: 'info' },
+    ]);
+    expect(r.effects[0]).not.toHaveProperty('sample.register_epoch');
     expect(r.state).toMatchObject({
       serial: 'SN-NEW',
       registerEpoch: 1,
-      registerBase: m.energy,
       faults: [],
       faultSeq: 1,
       energy: m.energy,
@@ -141,5 +148,20 @@ describe('[M-22] snapshots and info', () => {
       const decoded = decode('info', JSON.stringify(meterInfo(s)));
       expect(decoded.ok).toBe(true);
     }
+  });
+});
+
+describe('[M-22] a reset between Wh steps', () => {
+  it('carries the fraction the last reading rounded away: old last + new = what flowed, to the Wh', () => {
+    const read = (x: MeterState, t: number) =>
+      samples(step(x, { type: 'connect' }, t).effects).at(-1)!.energy;
+    const at = T0 + 62 * MINUTE + 240; // 1.0334 kWh, read as 1.033: 0.4 Wh left out
+    const m = advance(on(), at).state;
+    const last = samples(edge(m, reset, 'start', at).effects)[0]!.energy;
+    const r = edge(m, reset, 'start', at).state;
+    const end = T0 + 120 * MINUTE + 2_880; // 2.0008 kWh in all: 0.9674 on the new register
+    expect(last).toBe(1.033);
+    expect(read(m, end)).toBe(2.001);
+    expect(Math.round((last + read(r, end)) * 1000) / 1000).toBe(2.001); // without the carry: 1.033 + 0.967
   });
 });

@@ -3,7 +3,7 @@
 // MC-7.9), a rollover makes it count modulo a maximum (MC-4.6). `energy`, `balance` and `charged` never
 // see any of it, so money is never affected.
 
-import type { MeterState } from './types.ts';
+import { type MeterState, MWMS_PER_KWH } from './types.ts';
 
 /** The register shown, mW·ms. The common case (never reset, no rollover) is `energy` itself. */
 export function registerMwms(s: MeterState): bigint {
@@ -17,9 +17,18 @@ export function defaultSerial(deviceId: string): string {
   return `SN-${deviceId}`.slice(0, 64);
 }
 
-/** [M-22] The register reads zero from now on, in a new epoch. Mutates `s` (a draft). */
+const WH = MWMS_PER_KWH / 1000n;
+
+/**
+ * [M-22] The register reads zero from now on, in a new epoch. Mutates `s` (a draft). The old register's
+ * last reading was rounded to the Wh [M-16]; the fraction it left out (under half a Wh, either sign) is
+ * carried into the new register, so old last + new reading = what flowed, to the Wh, across any number
+ * of resets.
+ */
 export function resetRegister(s: MeterState): void {
-  s.registerBase = s.energy;
+  const shown = registerMwms(s);
+  const displayed = ((shown + WH / 2n) / WH) * WH;
+  s.registerBase = s.energy - (shown - displayed);
   s.registerEpoch += 1;
 }
 

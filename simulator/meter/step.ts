@@ -8,7 +8,13 @@ import { readingsAt } from './readings.ts';
 import { replaceMeter } from './register.ts';
 import { relayClosed } from './relay.ts';
 import { sampleStep, traceSample } from './trace.ts';
-import type { MeterEffect, MeterEvent, MeterState, StepResult } from './types.ts';
+import {
+  type MeterEffect,
+  type MeterEvent,
+  type MeterState,
+  type StepResult,
+  UNITS_PER_PAISE,
+} from './types.ts';
 import { CONFIG_HOLD_SECONDS } from './wifi.ts';
 
 /** [M-9] Command ids remembered so that a duplicate delivery is applied once. */
@@ -50,7 +56,10 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
       return { state: s, effects };
     case 'replace':
-      replaceMeter(s, event.serial); // [M-24]
+      // [M-24] The old register's final reading at this instant, so nothing between samples is lost.
+      effects.push({ type: 'telemetry', sample: readingsAt(s, t) });
+      replaceMeter(s, event.serial);
+      if (event.debitPaise) s.balance -= BigInt(event.debitPaise) * UNITS_PER_PAISE;
       effects.push({ type: 'info' }); // [MC-4.1] a new serial
       return { state: s, effects };
     case 'button':

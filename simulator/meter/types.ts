@@ -114,7 +114,12 @@ export type MeterEvent =
    * [M-24] Issue 12 §3: a new physical meter behind the same device id, from this instant: a new serial,
    * its register at zero in a new epoch, no faults; what the customer has (balance, mode, tariffs) stays.
    */
-  | { type: 'replace'; serial: string };
+  | {
+      type: 'replace';
+      serial: string;
+      /** Paise taken off the balance as the old meter goes (its owner refunds them; negative: a debt forgiven). */
+      debitPaise?: number;
+    };
 
 /**
  * [M-14] What a trace says the meter measured at a sample instant (units as in Sample). `voltage`

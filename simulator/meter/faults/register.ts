@@ -3,6 +3,7 @@
 // so billing is never affected.
 
 import { energyKwhAtWh } from '../quantize.ts';
+import { readingsAt } from '../readings.ts';
 import { endRollover, registerMwms, resetRegister, startRollover } from '../register.ts';
 import { type MeterEffect, type MeterState, MWMS_PER_KWH } from '../types.ts';
 import type { Fault, FaultHandler, FaultKind, FaultParams } from './types.ts';
@@ -33,9 +34,14 @@ export function rolloverProblem(s: MeterState, params: FaultParams['register_rol
 const info = (effects: MeterEffect[]) => effects.push({ type: 'info' }); // [MC-4.1] [MC-4.6]
 
 export const registerFaultHandlers: Partial<Record<FaultKind, FaultHandler>> = {
-  /** [M-22] An instant: the register reads zero from here, in a new epoch [MC-7.9]. */
+  /**
+   * [M-22] An instant: a final reading of the old register, then the register reads zero from here, in
+   * a new epoch [MC-7.9].
+   */
   register_reset: {
-    start(s: MeterState) {
+    start(s: MeterState, _fault: Fault, t: number, effects: MeterEffect[]) {
+      // The old register's final reading at the instant (as M-17): nothing between samples is lost.
+      effects.push({ type: 'telemetry', sample: readingsAt(s, t) });
       resetRegister(s);
     },
   },
