@@ -8,16 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeterEvent } from '../../src/events/schemas.ts';
 import { type DbBackend, dbBackends, freshDb } from '../helpers/db.ts';
 import { ok, startTestService, type TestService } from '../helpers/service.ts';
-import {
-  type Device,
-  data,
-  failed,
-  type History,
-  invalid,
-  type Tenant,
-  tenant,
-  v2Client,
-} from '../helpers/v2.ts';
+import { type Device, data, type History, type Tenant, tenant, v2Client } from '../helpers/v2.ts';
 
 interface Replaced {
   device_id: string;
@@ -162,7 +153,7 @@ describe.each(await dbBackends())('meter replacement on $name', ({ name }: { nam
       const res = await replace(body);
       expect(res.status).toBe(422);
       expect(res.body.error?.code).toBe('validation_error');
-      return (res.body.error?.detail as { loc: string[] }[]).map((d) => d.loc.join('.'));
+      return ((res.body.error?.detail ?? []) as { loc: string[] }[]).map((d) => d.loc.join('.'));
     };
     expect(await locs({ serial })).toEqual(['serial']);
     expect(await locs({ serial: '' })).toEqual(['serial']);
