@@ -90,6 +90,22 @@ describe('[M-23] register_rollover', () => {
   });
 });
 
+describe('[M-23] clearing a rollover', () => {
+  it('ends it as at its until: the value shown is kept, info drops the maximum', () => {
+    let m = advance(on(), T0 + HOUR).state;
+    m = step(m, { type: 'add_fault', fault: rollover(1.5) }, T0 + HOUR).state;
+    m = edge(m, rollover(1.5), 'start', T0 + HOUR).state; // as H1's integration does at `from`
+    m = advance(m, T0 + 2 * HOUR).state; // 2 kWh: shows 0.5
+    const c = step(m, { type: 'clear_faults', ids: ['F2'] }, T0 + 2 * HOUR);
+    expect(c.effects).toEqual([{ type: 'info' }]);
+    expect(c.state.registerMax).toBeNull();
+    expect(samples(advance(c.state, T0 + 2 * HOUR + MINUTE).effects)[0]!.energy).toBe(0.517);
+    // Clearing other faults leaves an active rollover alone.
+    const other = step(m, { type: 'clear_faults', ids: ['F9'] }, T0 + 2 * HOUR);
+    expect([other.effects, other.state.registerMax]).toEqual([[], m.registerMax]);
+  });
+});
+
 describe('[M-24] replace', () => {
   it('a new serial, the register from zero in a new epoch, no faults; money and settings carried', () => {
     let m = advance(on({ balance: 5000, mode: 'prepaid' }), T0 + HOUR).state;

@@ -5,7 +5,7 @@ import { reportedState, sameReportedState } from './create.ts';
 import { integrateTo } from './integrate.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
-import { replaceMeter } from './register.ts';
+import { endRollover, replaceMeter } from './register.ts';
 import { relayClosed } from './relay.ts';
 import { sampleStep, traceSample } from './trace.ts';
 import {
@@ -54,6 +54,11 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return { state: s, effects };
     case 'clear_faults':
       s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
+      // [M-23] A cleared rollover ends as at its `until`, whoever clears it.
+      if (s.registerMax !== null && !s.faults.some((f) => f.kind === 'register_rollover')) {
+        endRollover(s);
+        effects.push({ type: 'info' });
+      }
       return { state: s, effects };
     case 'replace':
       // [M-24] The old register's final reading at this instant, so nothing between samples is lost.
