@@ -124,7 +124,7 @@ export class VirtualMeter {
   }
 
   /**
-   * [M-24] Issue 12 §3: a new physical meter takes this one's place (new serial, register from zero in a
+   * [M-27] Issue 12 §3: a new physical meter takes this one's place (new serial, register from zero in a
    * new epoch). A connected meter reconnects, as a new meter would, announcing its new info [MC-6.3].
    */
   async replace(serial: string, debitPaise = 0, now = this.#opts.now()): Promise<void> {

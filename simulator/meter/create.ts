@@ -36,7 +36,7 @@ export interface CreateMeterOptions {
   seed?: number;
   wifi?: { ssid: string; password: string };
   telemetryPeriodMs?: number;
-  /** [M-22] The physical meter's serial (MC-4.5); default derived from deviceId. */
+  /** [M-25] The physical meter's serial (MC-4.5); default derived from deviceId. */
   serial?: string;
 }
 

@@ -132,7 +132,7 @@ export function idleFullSample(ts: number, energy: number, voltage: number, bala
 
 /**
  * The sample a meter reports at `ts`, for a state already integrated up to `ts` ([M-13], [M-16]), with
- * its register's epoch once it was ever reset [M-22].
+ * its register's epoch once it was ever reset [M-25].
  */
 export function readingsAt(state: MeterState, ts: number): Sample {
   const sample = measure(state, ts);
@@ -144,7 +144,7 @@ function measure(state: MeterState, ts: number): Sample {
   const { watts, powerFactor } = relayClosed(state) ? powerAt(state.load, ts) : { watts: 0, powerFactor: 1 };
   const places = PLACES[state.model];
   const voltage = voltageAt(state.seed, ts); // already at both models' 0.01 V (checked below)
-  const energy = energyKwhAtWh(registerMwms(state)); // [M-22] the register shown
+  const energy = energyKwhAtWh(registerMwms(state)); // [M-25] the register shown
   const balance = reportedBalance(state.balance);
   const activePower = roundTo(watts, places.active_power);
   if (state.model === 'basic') return { ts, energy, active_power: activePower, voltage, balance };

@@ -1,4 +1,4 @@
-// [M-22] [M-23] [M-24] The displayed register against the billed energy: resets, rollovers and a new
+// [M-25] [M-26] [M-27] The displayed register against the billed energy: resets, rollovers and a new
 // meter move only the register; money never notices. The fault handlers are tested as pure functions.
 
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ function edge(s: MeterState, fault: Fault, which: 'start' | 'end', t: number) {
   return { state: draft, effects };
 }
 
-describe('[M-22] register_reset', () => {
+describe('[M-25] register_reset', () => {
   it('the register reads zero in a new epoch; energy, balance and charged do not move', () => {
     const m = advance(on(), T0 + 2 * HOUR).state;
     const { state: r, effects } = edge(m, reset, 'start', T0 + 2 * HOUR);
@@ -56,7 +56,7 @@ describe('[M-22] register_reset', () => {
   });
 });
 
-describe('[M-23] register_rollover', () => {
+describe('[M-26] register_rollover', () => {
   it('counts modulo max_kwh from its start, info says so, and its end keeps the value shown', () => {
     const m = advance(on(), T0 + HOUR).state; // 1 kWh
     const { state: r, effects } = edge(m, rollover(1.5), 'start', T0 + HOUR);
@@ -90,7 +90,7 @@ describe('[M-23] register_rollover', () => {
   });
 });
 
-describe('[M-23] clearing a rollover', () => {
+describe('[M-26] clearing a rollover', () => {
   it('ends it as at its until: the value shown is kept, info drops the maximum', () => {
     let m = advance(on(), T0 + HOUR).state;
     m = step(m, { type: 'add_fault', fault: rollover(1.5) }, T0 + HOUR).state;
@@ -106,7 +106,7 @@ describe('[M-23] clearing a rollover', () => {
   });
 });
 
-describe('[M-24] replace', () => {
+describe('[M-27] replace', () => {
   it('a new serial, the register from zero in a new epoch, no faults; money and settings carried', () => {
     let m = advance(on({ balance: 5000, mode: 'prepaid' }), T0 + HOUR).state;
     m = step(m, { type: 'add_fault', fault: rollover(100) }, T0 + HOUR).state;
@@ -136,7 +136,7 @@ describe('[M-24] replace', () => {
   });
 });
 
-describe('[M-22] snapshots and info', () => {
+describe('[M-25] snapshots and info', () => {
   it('round-trip serial, epoch, base and max exactly', () => {
     const m = edge(
       edge(advance(on(), T0 + HOUR).state, reset, 'start', T0).state,
@@ -167,7 +167,7 @@ describe('[M-22] snapshots and info', () => {
   });
 });
 
-describe('[M-22] a reset between Wh steps', () => {
+describe('[M-25] a reset between Wh steps', () => {
   it('carries the fraction the last reading rounded away: old last + new = what flowed, to the Wh', () => {
     const read = (x: MeterState, t: number) =>
       samples(step(x, { type: 'connect' }, t).effects).at(-1)!.energy;

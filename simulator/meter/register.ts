@@ -1,4 +1,4 @@
-// [M-22] [M-23] The energy register the meter displays and reports, as distinct from the energy it
+// [M-25] [M-26] The energy register the meter displays and reports, as distinct from the energy it
 // integrates and bills: a reset or a new meter sets the display back to zero (and raises the epoch,
 // MC-7.9), a rollover makes it count modulo a maximum (MC-4.6). `energy`, `balance` and `charged` never
 // see any of it, so money is never affected.
@@ -12,7 +12,7 @@ export function registerMwms(s: MeterState): bigint {
   return s.registerMax === null ? shown : shown % s.registerMax;
 }
 
-/** [M-22] A serial for a meter that never had one (snapshots before serials): derived from its device id. */
+/** [M-25] A serial for a meter that never had one (snapshots before serials): derived from its device id. */
 export function defaultSerial(deviceId: string): string {
   return `SN-${deviceId}`.slice(0, 64);
 }
@@ -20,7 +20,7 @@ export function defaultSerial(deviceId: string): string {
 const WH = MWMS_PER_KWH / 1000n;
 
 /**
- * [M-22] The register reads zero from now on, in a new epoch. Mutates `s` (a draft). The old register's
+ * [M-25] The register reads zero from now on, in a new epoch. Mutates `s` (a draft). The old register's
  * last reading was rounded to the Wh [M-16]; the fraction it left out (under half a Wh, either sign) is
  * carried into the new register, so old last + new reading = what flowed, to the Wh, across any number
  * of resets.
@@ -32,13 +32,13 @@ export function resetRegister(s: MeterState): void {
   s.registerEpoch += 1;
 }
 
-/** [M-23] From now on the register counts modulo `maxMwms` (it shows less than that now: rolloverProblem). */
+/** [M-26] From now on the register counts modulo `maxMwms` (it shows less than that now: rolloverProblem). */
 export function startRollover(s: MeterState, maxMwms: bigint): void {
   s.registerMax = maxMwms;
 }
 
 /**
- * [M-23] The register stops rolling over, keeping the value it shows (no jump a receiver would take for
+ * [M-26] The register stops rolling over, keeping the value it shows (no jump a receiver would take for
  * energy appearing from nowhere): the base moves up by the whole rollovers so far.
  */
 export function endRollover(s: MeterState): void {
@@ -49,7 +49,7 @@ export function endRollover(s: MeterState): void {
 }
 
 /**
- * [M-24] A new physical meter: a new serial, its register from zero in a new epoch (the service joins the
+ * [M-27] A new physical meter: a new serial, its register from zero in a new epoch (the service joins the
  * two registers, MC-7.9), no rollover, no faults (faultSeq goes on: fault ids are never reused). Energy,
  * balance and charged carry over, so billing and the ledger check [M-15] go on unbroken.
  */

@@ -124,7 +124,7 @@ function parse(o: Json, chargedKnown: boolean): MeterState {
     // Snapshots written before faults existed have none.
     faults: parseFaults(o['faults']),
     faultSeq: o['faultSeq'] === undefined ? 0 : num(o, 'faultSeq'),
-    // [M-22] Snapshots written before serials and register epochs: the first meter, never reset.
+    // [M-25] Snapshots written before serials and register epochs: the first meter, never reset.
     serial: o['serial'] === undefined ? defaultSerial(str(o, 'deviceId')) : str(o, 'serial'),
     registerEpoch: o['registerEpoch'] === undefined ? 0 : num(o, 'registerEpoch'),
     registerBase: o['registerBase'] === undefined ? 0n : big(o, 'registerBase'),

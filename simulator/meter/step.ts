@@ -54,14 +54,14 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return { state: s, effects };
     case 'clear_faults':
       s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
-      // [M-23] A cleared rollover ends as at its `until`, whoever clears it.
+      // [M-26] A cleared rollover ends as at its `until`, whoever clears it.
       if (s.registerMax !== null && !s.faults.some((f) => f.kind === 'register_rollover')) {
         endRollover(s);
         effects.push({ type: 'info' });
       }
       return { state: s, effects };
     case 'replace':
-      // [M-24] The old register's final reading at this instant, so nothing between samples is lost.
+      // [M-27] The old register's final reading at this instant, so nothing between samples is lost.
       effects.push({ type: 'telemetry', sample: readingsAt(s, t) });
       replaceMeter(s, event.serial);
       if (event.debitPaise) s.balance -= BigInt(event.debitPaise) * UNITS_PER_PAISE;

@@ -51,12 +51,12 @@ export function sampleStep(s: MeterState, event: SampleEvent, t: number, effects
  */
 export function traceSample(s: MeterState, r: TraceReadings, ts: number, closed: boolean): Sample {
   const sample = quantizeSample(unroundedTraceSample(s, r, ts, closed), s.model);
-  if (s.registerEpoch > 0) sample.register_epoch = s.registerEpoch; // [M-22]
+  if (s.registerEpoch > 0) sample.register_epoch = s.registerEpoch; // [M-25]
   return sample;
 }
 
 function unroundedTraceSample(s: MeterState, r: TraceReadings, ts: number, closed: boolean): Sample {
-  const energy = energyKwhAtWh(registerMwms(s)); // [M-22] the register shown
+  const energy = energyKwhAtWh(registerMwms(s)); // [M-25] the register shown
   const balance = reportedBalance(s.balance);
   const voltage = r.voltage ?? voltageAt(s.seed, ts);
   if (s.model === 'basic') return { ts, energy, active_power: closed ? r.active_power : 0, voltage, balance };

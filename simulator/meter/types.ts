@@ -68,16 +68,16 @@ export interface MeterState {
   faults: Fault[];
   /** The number of faults ever added: the next one is `F${faultSeq + 1}`. */
   faultSeq: number;
-  /** [M-22] The physical meter behind the device id (info `serial`, MC-4.5); a replacement changes it. */
+  /** [M-25] The physical meter behind the device id (info `serial`, MC-4.5); a replacement changes it. */
   serial: string;
-  /** [M-22] Times the energy register was set back to zero (reset, new meter): sample `register_epoch`. */
+  /** [M-25] Times the energy register was set back to zero (reset, new meter): sample `register_epoch`. */
   registerEpoch: number;
   /**
-   * [M-22] `energy` at which the displayed register last read zero: the register shows energy − base.
+   * [M-25] `energy` at which the displayed register last read zero: the register shows energy − base.
    * Billing and `energy` never see it (money comes from the integrated energy, not the display).
    */
   registerBase: bigint;
-  /** [M-23] The register counts modulo this (mW·ms) from registerBase, or null: it does not roll over. */
+  /** [M-26] The register counts modulo this (mW·ms) from registerBase, or null: it does not roll over. */
   registerMax: bigint | null;
 }
 
@@ -111,7 +111,7 @@ export type MeterEvent =
   /** Issue 12: faults cleared, by id, or all of them. */
   | { type: 'clear_faults'; ids: readonly string[] | 'all' }
   /**
-   * [M-24] Issue 12 §3: a new physical meter behind the same device id, from this instant: a new serial,
+   * [M-27] Issue 12 §3: a new physical meter behind the same device id, from this instant: a new serial,
    * its register at zero in a new epoch, no faults; what the customer has (balance, mode, tariffs) stays.
    */
   | {
@@ -147,7 +147,7 @@ export interface Sample {
   reactive_power?: number;
   /** Integer paise at `ts`. */
   balance: number;
-  /** [M-22] [MC-7.9] The register's epoch, present only when > 0. */
+  /** [M-25] [MC-7.9] The register's epoch, present only when > 0. */
   register_epoch?: number;
 }
 

@@ -42,7 +42,7 @@ export function meterView(meter: VirtualMeter, now: number) {
       paise: Number(st.balance) / Number(UNITS_PER_PAISE),
     },
     energy_kwh: Number(st.energy) / Number(UNITS_PER_PAISE),
-    // [M-22] The physical meter and its register as displayed (energy_kwh is what it integrated and billed).
+    // [M-25] The physical meter and its register as displayed (energy_kwh is what it integrated and billed).
     serial: st.serial,
     register_epoch: st.registerEpoch,
     register_kwh: energyKwhAtWh(registerMwms(st)),

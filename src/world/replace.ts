@@ -1,6 +1,6 @@
 // Issue 12 §3: a new physical meter behind the same device id. The device (id, name, udfs, space,
 // account) is untouched; the virtual meter is swapped for a new one, with a new serial [MC-4.5] and its
-// register from zero in a new epoch [MC-7.9], keeping mode, tariffs and load, and no faults [M-24]. The
+// register from zero in a new epoch [MC-7.9], keeping mode, tariffs and load, and no faults [M-27]. The
 // service joins the two registers into one energy series, so consumption across the swap is right.
 //
 // Money (spec-decisions 108): the balance is the customer's, not the hardware's, so by default it moves

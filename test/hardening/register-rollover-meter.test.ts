@@ -1,4 +1,4 @@
-// [M-23] [MC-7.10] A virtual meter whose register rolls over, on a real broker, into a real service: its
+// [M-26] [MC-7.10] A virtual meter whose register rolls over, on a real broker, into a real service: its
 // info declares register_max_kwh [MC-4.6], its buffered telemetry is split into a new message at the
 // rollover (the codec would reject a fall inside one), and the service stores one continuous series.
 

@@ -1,5 +1,5 @@
 // Issue 12 §1, the register faults: what the pure meter does at their edges (merged into the table of
-// handlers.ts). Only the displayed register changes [M-22] [M-23]; energy, balance and charged do not,
+// handlers.ts). Only the displayed register changes [M-25] [M-26]; energy, balance and charged do not,
 // so billing is never affected.
 
 import { energyKwhAtWh } from '../quantize.ts';
@@ -16,7 +16,7 @@ export function rolloverMaxMwms(maxKwh: number): bigint {
 }
 
 /**
- * [M-23] Why a `register_rollover` cannot be set on this meter now, or null: its maximum must exceed the
+ * [M-26] Why a `register_rollover` cannot be set on this meter now, or null: its maximum must exceed the
  * register the meter shows (else the register would already be past it), and one rollover at a time.
  * For the route that adds the fault: a problem is a `validation_error` on `max_kwh`.
  */
@@ -35,7 +35,7 @@ const info = (effects: MeterEffect[]) => effects.push({ type: 'info' }); // [MC-
 
 export const registerFaultHandlers: Partial<Record<FaultKind, FaultHandler>> = {
   /**
-   * [M-22] An instant: a final reading of the old register, then the register reads zero from here, in
+   * [M-25] An instant: a final reading of the old register, then the register reads zero from here, in
    * a new epoch [MC-7.9].
    */
   register_reset: {
@@ -45,7 +45,7 @@ export const registerFaultHandlers: Partial<Record<FaultKind, FaultHandler>> = {
       resetRegister(s);
     },
   },
-  /** [M-23] The register counts modulo max_kwh from here; info says so [MC-4.6]. */
+  /** [M-26] The register counts modulo max_kwh from here; info says so [MC-4.6]. */
   register_rollover: {
     start(s: MeterState, fault: Fault, _t: number, effects: MeterEffect[]) {
       if (fault.kind !== 'register_rollover') return;
