@@ -77,10 +77,17 @@ export class TelemetryOutbox {
 
 /**
  * [MC-7.2] [MC-7.3] How many samples from the head of an outbox go in the next message: at most `max`,
- * cut where `ts` does not strictly ascend (a duplicate or a late sample starts a message of its own).
+ * cut where `ts` does not strictly ascend (a duplicate or a late sample starts a message of its own) and
+ * where the register rolled over [MC-7.10].
  */
 export function batchLength(outbox: readonly Sample[], max: number): number {
   const n = Math.min(outbox.length, max);
-  for (let i = 1; i < n; i++) if (outbox[i]!.ts <= outbox[i - 1]!.ts) return i;
+  for (let i = 1; i < n; i++) {
+    const a = outbox[i - 1]!;
+    const b = outbox[i]!;
+    if (b.ts <= a.ts) return i;
+    // [MC-7.10] a fall at the same epoch is a rollover: the codec would refuse it inside one message.
+    if (b.energy < a.energy && b.register_epoch === a.register_epoch) return i;
+  }
   return n;
 }

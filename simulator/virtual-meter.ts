@@ -8,7 +8,7 @@ import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../src/mqtt/connect.ts';
 import { LinkSession } from './link-session.ts';
 import type { Fault } from './meter/faults/types.ts';
-import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
+import { meterInfo, reportedState, step } from './meter/index.ts';
 import type {
   CommandReply,
   LoadProfile,
@@ -125,6 +125,17 @@ export class VirtualMeter {
     this.#apply({ type: 'clear_faults', ids }, now);
   }
 
+  /**
+   * [M-27] Issue 12 §3: a new physical meter takes this one's place (new serial, register from zero in a
+   * new epoch). A connected meter reconnects, as a new meter would, announcing its new info [MC-6.3].
+   */
+  async replace(serial: string, debitPaise = 0, now = this.#opts.now()): Promise<void> {
+    this.#apply({ type: 'replace', serial, debitPaise }, now);
+    if (!this.#client) return;
+    await this.#disconnect();
+    await this.#connect();
+  }
+
   /** Really disconnects from (publishing offline first) or reconnects to the broker. */
   async setOnline(online: boolean): Promise<void> {
     this.#wantOnline = online;
@@ -156,6 +167,9 @@ export class VirtualMeter {
           break;
         case 'state':
           this.#publish('state', encode('state', stateToWire(effect.state)), true);
+          break;
+        case 'info':
+          if (this.#announced) this.#publishInfo(); // [MC-4.1] a field changed
           break;
         case 'reply':
           reply = effect.reply;
@@ -269,6 +283,10 @@ export class VirtualMeter {
     this.#notifyDrained();
   }
 
+  #publishInfo(): void {
+    this.#publish('info', encode('info', meterInfo(this.#state)), true);
+  }
+
   #notifyDrained(): void {
     if (this.pendingSamples !== 0 && this.connected) return;
     for (const resolve of this.#drainWaiters.splice(0)) resolve();
@@ -317,19 +335,7 @@ export class VirtualMeter {
     }
     if (this.#client !== client) return; // dropped meanwhile (a link fault)
     const s = this.#state;
-    this.#publish(
-      'info',
-      encode('info', {
-        v: 1,
-        device_id: id,
-        model: s.model,
-        firmware: s.firmware,
-        has_relay: true,
-        telemetry_period_s: s.telemetryPeriodMs / 1000,
-        properties: [...PROPERTY_CATALOGUE[s.model]],
-      }),
-      true,
-    );
+    this.#publishInfo();
     this.#publish('state', encode('state', stateToWire(reportedState(s, this.#opts.now()))), true);
     this.#publish('availability', encode('availability', { v: 1, online: true, ts: this.#opts.now() }), true);
     this.#announced = true;

@@ -28,6 +28,8 @@ function ruleFor(channel: Channel, issue: z.core.$ZodIssue, input: unknown): str
   if (first === 'v') return 'MC-3.3';
   switch (channel) {
     case 'info':
+      if (first === 'serial') return 'MC-4.5';
+      if (first === 'register_max_kwh') return 'MC-4.6';
       if (first !== 'properties') return 'MC-4.2';
       return issue.path[2] === 'resolution' ? 'MC-4.4' : 'MC-4.3';
     case 'state':
@@ -35,7 +37,8 @@ function ruleFor(channel: Channel, issue: z.core.$ZodIssue, input: unknown): str
     case 'availability':
       return 'MC-6.1';
     case 'telemetry':
-      return second === undefined ? 'MC-7.2' : 'MC-7.4';
+      if (second === undefined) return 'MC-7.2';
+      return issue.path[2] === 'register_epoch' ? 'MC-7.9' : 'MC-7.4';
     case 'cmd':
       if (first === 'id') return 'MC-8.2';
       return first === 'op' ? 'MC-8.3' : 'MC-8.4';

@@ -15,6 +15,8 @@ export const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 export const CommandIdSchema = z.string().regex(ID_PATTERN).describe('[MC-8.2] 1..64 of [A-Za-z0-9_.:-]');
 /** [MC-1.2] Same pattern as topics.ts DEVICE_ID_PATTERN. */
 const DeviceId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
+/** [MC-4.5] A meter's serial number: 1..64 printable ASCII characters (space to tilde). */
+export const SERIAL_PATTERN = /^[\x20-\x7e]{1,64}$/;
 
 export const ModeSchema = z.enum(['prepaid', 'postpaid', 'measurement', 'relay_off']);
 export const WifiTypeSchema = z.enum(['Primary', 'Secondary']);
@@ -75,6 +77,16 @@ export const InfoSchema = z
     has_relay: z.boolean(),
     telemetry_period_s: z.number().positive().max(86_400),
     properties: z.array(PropertySchema).max(32),
+    serial: z
+      .string()
+      .regex(SERIAL_PATTERN)
+      .optional()
+      .describe('[MC-4.5] the physical meter: 1..64 printable ASCII characters'),
+    register_max_kwh: z
+      .number()
+      .positive()
+      .optional()
+      .describe('[MC-4.6] the energy register rolls over to 0 when it reaches this (kWh)'),
   })
   .superRefine((info, ctx) => checkProperties(info.properties, ctx));
 
@@ -125,14 +137,23 @@ export const SampleSchema = z.object({
   apparent_power: z.number().nonnegative().optional().describe('VA'),
   reactive_power: z.number().optional().describe('var'),
   balance: Paise,
+  register_epoch: z
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('[MC-7.9] how many times the energy register was reset to zero; absent = 0'),
 });
 
-/** [MC-7.3] ts strictly ascends; [MC-7.5] energy never decreases. Reports the first break only. */
+/**
+ * [MC-7.3] ts strictly ascends; [MC-7.5] energy never decreases, except where the register epoch rises
+ * [MC-7.9], which never falls. Reports the first break only.
+ */
 function checkSampleOrder(samples: SamplePayload[], ctx: z.RefinementCtx): void {
   if (!Array.isArray(samples)) return; // refinements also run after items failed their own checks
   // An item that failed its own checks may hold anything: compare only numbers.
-  const num = (i: number, field: 'ts' | 'energy'): number => {
+  const num = (i: number, field: 'ts' | 'energy' | 'register_epoch'): number => {
     const value = (samples[i] as Record<string, unknown> | null)?.[field];
+    if (value === undefined && field === 'register_epoch') return 0;
     return typeof value === 'number' ? value : Number.NaN;
   };
   for (let i = 1; i < samples.length; i++) {
@@ -147,7 +168,14 @@ function checkSampleOrder(samples: SamplePayload[], ctx: z.RefinementCtx): void 
       ctx.addIssue({ code: 'custom', path: ['samples', i, 'ts'], params: { rule: 'MC-7.3' }, message });
       return;
     }
-    if (energy < prevEnergy) {
+    const [epoch, prevEpoch] = [num(i, 'register_epoch'), num(i - 1, 'register_epoch')];
+    if (epoch < prevEpoch) {
+      const message = `register_epoch ${epoch} is less than the previous sample's ${prevEpoch}`;
+      const path = ['samples', i, 'register_epoch'];
+      ctx.addIssue({ code: 'custom', path, params: { rule: 'MC-7.9' }, message });
+      return;
+    }
+    if (energy < prevEnergy && epoch === prevEpoch) {
       const message = `energy ${energy} is less than the previous sample's ${prevEnergy}`;
       ctx.addIssue({ code: 'custom', path: ['samples', i, 'energy'], params: { rule: 'MC-7.5' }, message });
       return;

@@ -4,6 +4,7 @@ import { MAX_TARIFF_PAISE, paiseToUnits, reportedBalance } from './billing.ts';
 import { meterTs } from './faults/clock.ts';
 import { tamperAt } from './faults/tamper.ts';
 import { validateLoad } from './profiles.ts';
+import { defaultSerial } from './register.ts';
 import { relayClosed } from './relay.ts';
 import { hashString } from './rng.ts';
 import {
@@ -37,6 +38,8 @@ export interface CreateMeterOptions {
   seed?: number;
   wifi?: { ssid: string; password: string };
   telemetryPeriodMs?: number;
+  /** [M-25] The physical meter's serial (MC-4.5); default derived from deviceId. */
+  serial?: string;
 }
 
 export const METER_DEFAULTS = {
@@ -53,7 +56,7 @@ export const METER_DEFAULTS = {
   load: { kind: 'constant', watts: 0 },
   wifi: { ssid: 'home-wifi', password: 'home-wifi-pass' },
   telemetryPeriodMs: 60_000,
-} as const satisfies Omit<Required<CreateMeterOptions>, 'deviceId' | 'seed'>;
+} as const satisfies Omit<Required<CreateMeterOptions>, 'deviceId' | 'seed' | 'serial'>;
 
 function check(ok: boolean, message: string): void {
   if (!ok) throw new TypeError(`createMeter: ${message}`);
@@ -118,6 +121,10 @@ export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
     recentCommands: [],
     faults: [],
     faultSeq: 0,
+    serial: opts.serial ?? defaultSerial(o.deviceId),
+    registerEpoch: 0,
+    registerBase: 0n,
+    registerMax: null,
   };
 }
 

@@ -10,6 +10,7 @@ export {
   nextBoundary,
   reportedState,
 } from './create.ts';
+export { type MeterInfo, meterInfo } from './info.ts';
 export { HOUSEHOLD_SHAPE, MAX_LOAD_WATTS, type PowerReading, powerAt, validateLoad } from './profiles.ts';
 export { energyKwhAtWh, roundTo } from './quantize.ts';
 export {
@@ -21,6 +22,7 @@ export {
   type SampleProperty,
   voltageAt,
 } from './readings.ts';
+export { defaultSerial, registerMwms, replaceMeter } from './register.ts';
 export { relayClosed, relayClosedFor } from './relay.ts';
 export { deserializeMeter, readMeterSnapshot, serializeMeter } from './serialize.ts';
 export { RECENT_COMMANDS_LIMIT, step } from './step.ts';

@@ -9,6 +9,7 @@ import { currentFlows } from './faults/hardware.ts';
 import { faultVolts } from './faults/power.ts';
 import { dailyShapeAt, MS_PER_MINUTE, powerAt } from './profiles.ts';
 import { energyKwhAtWh, placesOf, roundTo } from './quantize.ts';
+import { registerMwms } from './register.ts';
 import { relayClosed } from './relay.ts';
 import { hashString, unitAt } from './rng.ts';
 import type { MeterModel, MeterState, Sample } from './types.ts';
@@ -138,10 +139,17 @@ export function idleFullSample(ts: number, energy: number, voltage: number, bala
   };
 }
 
-/** The sample a meter reports at `ts`, for a state already integrated up to `ts` ([M-13], [M-16]). */
+/**
+ * The sample a meter reports at `ts`, for a state already integrated up to `ts` ([M-13], [M-16]), with
+ * its register's epoch once it was ever reset [M-25].
+ */
 export function readingsAt(state: MeterState, ts: number): Sample {
-  if (state.faults.length !== 0) return faultedReadingsAt(state, ts);
-  return measure(state, ts, relayClosed(state), voltageAt(state.seed, ts));
+  const sample =
+    state.faults.length !== 0
+      ? faultedReadingsAt(state, ts)
+      : measure(state, ts, relayClosed(state), voltageAt(state.seed, ts));
+  if (state.registerEpoch > 0) sample.register_epoch = state.registerEpoch;
+  return sample;
 }
 
 /**
@@ -162,7 +170,7 @@ function faultedReadingsAt(state: MeterState, ts: number): Sample {
 function measure(state: MeterState, ts: number, flows: boolean, voltage: number): Sample {
   const { watts, powerFactor } = flows ? powerAt(state.load, ts) : { watts: 0, powerFactor: 1 };
   const places = PLACES[state.model];
-  const energy = energyKwhAtWh(state.energy);
+  const energy = energyKwhAtWh(registerMwms(state)); // [M-25] the register shown
   const balance = reportedBalance(state.balance);
   const activePower = roundTo(watts, places.active_power);
   if (state.model === 'basic') return { ts, energy, active_power: activePower, voltage, balance };

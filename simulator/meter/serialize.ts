@@ -3,6 +3,7 @@
 
 import { FAULT_KINDS, type Fault } from './faults/types.ts';
 import { validateLoad } from './profiles.ts';
+import { defaultSerial } from './register.ts';
 import { type CommandReply, type MeterState, MODELS, MODES } from './types.ts';
 
 const FORMAT_VERSION = 1;
@@ -14,6 +15,8 @@ export function serializeMeter(state: MeterState): string {
     energy: state.energy.toString(),
     balance: state.balance.toString(),
     charged: state.charged.toString(),
+    registerBase: state.registerBase.toString(),
+    registerMax: state.registerMax === null ? null : state.registerMax.toString(),
   });
 }
 
@@ -121,6 +124,11 @@ function parse(o: Json, chargedKnown: boolean): MeterState {
     // Snapshots written before faults existed have none.
     faults: parseFaults(o['faults']),
     faultSeq: o['faultSeq'] === undefined ? 0 : num(o, 'faultSeq'),
+    // [M-25] Snapshots written before serials and register epochs: the first meter, never reset.
+    serial: o['serial'] === undefined ? defaultSerial(str(o, 'deviceId')) : str(o, 'serial'),
+    registerEpoch: o['registerEpoch'] === undefined ? 0 : num(o, 'registerEpoch'),
+    registerBase: o['registerBase'] === undefined ? 0n : big(o, 'registerBase'),
+    registerMax: o['registerMax'] === undefined || o['registerMax'] === null ? null : big(o, 'registerMax'),
   };
 }
 

@@ -7,9 +7,16 @@ import { powered } from './faults/power.ts';
 import { integrateTo } from './integrate.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
+import { endRollover, replaceMeter } from './register.ts';
 import { relayClosed } from './relay.ts';
 import { sampleStep, traceSample } from './trace.ts';
-import type { MeterEffect, MeterEvent, MeterState, StepResult } from './types.ts';
+import {
+  type MeterEffect,
+  type MeterEvent,
+  type MeterState,
+  type StepResult,
+  UNITS_PER_PAISE,
+} from './types.ts';
 import { CONFIG_HOLD_SECONDS } from './wifi.ts';
 
 /** [M-9] Command ids remembered so that a duplicate delivery is applied once. */
@@ -48,6 +55,18 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return { state: s, effects };
     case 'clear_faults':
       clearFaults(s, event.ids, t, effects); // an active one ends now
+      // [M-26] A cleared rollover ends as at its `until`, whoever clears it.
+      if (s.registerMax !== null && !s.faults.some((f) => f.kind === 'register_rollover')) {
+        endRollover(s);
+        effects.push({ type: 'info' });
+      }
+      return { state: s, effects };
+    case 'replace':
+      // [M-27] The old register's final reading at this instant, so nothing between samples is lost.
+      effects.push({ type: 'telemetry', sample: readingsAt(s, t) });
+      replaceMeter(s, event.serial);
+      if (event.debitPaise) s.balance -= BigInt(event.debitPaise) * UNITS_PER_PAISE;
+      effects.push({ type: 'info' }); // [MC-4.1] a new serial
       return { state: s, effects };
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.

@@ -6,6 +6,7 @@ import { billingRate, reportedBalance } from './billing.ts';
 import { type CreateMeterOptions, createMeter, reportedState } from './create.ts';
 import { energyKwhAtWh } from './quantize.ts';
 import { idleFullSample, quantizeSample, voltageAt } from './readings.ts';
+import { registerMwms } from './register.ts';
 import { relayClosed } from './relay.ts';
 import type { MeterEffect, MeterEvent, MeterState, Sample, StepResult, TraceReadings } from './types.ts';
 
@@ -49,11 +50,13 @@ export function sampleStep(s: MeterState, event: SampleEvent, t: number, effects
  * open relay), at its model's resolution [M-16].
  */
 export function traceSample(s: MeterState, r: TraceReadings, ts: number, closed: boolean): Sample {
-  return quantizeSample(unroundedTraceSample(s, r, ts, closed), s.model);
+  const sample = quantizeSample(unroundedTraceSample(s, r, ts, closed), s.model);
+  if (s.registerEpoch > 0) sample.register_epoch = s.registerEpoch; // [M-25]
+  return sample;
 }
 
 function unroundedTraceSample(s: MeterState, r: TraceReadings, ts: number, closed: boolean): Sample {
-  const energy = energyKwhAtWh(s.energy);
+  const energy = energyKwhAtWh(registerMwms(s)); // [M-25] the register shown
   const balance = reportedBalance(s.balance);
   const voltage = r.voltage ?? voltageAt(s.seed, ts);
   if (s.model === 'basic') return { ts, energy, active_power: closed ? r.active_power : 0, voltage, balance };

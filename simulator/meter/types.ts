@@ -68,6 +68,17 @@ export interface MeterState {
   faults: Fault[];
   /** The number of faults ever added: the next one is `F${faultSeq + 1}`. */
   faultSeq: number;
+  /** [M-25] The physical meter behind the device id (info `serial`, MC-4.5); a replacement changes it. */
+  serial: string;
+  /** [M-25] Times the energy register was set back to zero (reset, new meter): sample `register_epoch`. */
+  registerEpoch: number;
+  /**
+   * [M-25] `energy` at which the displayed register last read zero: the register shows energy − base.
+   * Billing and `energy` never see it (money comes from the integrated energy, not the display).
+   */
+  registerBase: bigint;
+  /** [M-26] The register counts modulo this (mW·ms) from registerBase, or null: it does not roll over. */
+  registerMax: bigint | null;
 }
 
 export type MeterCommand =
@@ -98,7 +109,17 @@ export type MeterEvent =
   /** Issue 12: a fault switched on (or scheduled: fault.from may lie ahead). Its id must be new. */
   | { type: 'add_fault'; fault: Fault }
   /** Issue 12: faults cleared, by id, or all of them. */
-  | { type: 'clear_faults'; ids: readonly string[] | 'all' };
+  | { type: 'clear_faults'; ids: readonly string[] | 'all' }
+  /**
+   * [M-27] Issue 12 §3: a new physical meter behind the same device id, from this instant: a new serial,
+   * its register at zero in a new epoch, no faults; what the customer has (balance, mode, tariffs) stays.
+   */
+  | {
+      type: 'replace';
+      serial: string;
+      /** Paise taken off the balance as the old meter goes (its owner refunds them; negative: a debt forgiven). */
+      debitPaise?: number;
+    };
 
 /**
  * [M-14] What a trace says the meter measured at a sample instant (units as in Sample). `voltage`
@@ -126,6 +147,8 @@ export interface Sample {
   reactive_power?: number;
   /** Integer paise at `ts`. */
   balance: number;
+  /** [M-25] [MC-7.9] The register's epoch, present only when > 0. */
+  register_epoch?: number;
 }
 
 export interface ReportedState {
@@ -152,6 +175,8 @@ export type CommandErrorCode = 'invalid_argument' | 'unsupported' | 'busy' | 'ba
 export type MeterEffect =
   | { type: 'telemetry'; sample: Sample }
   | { type: 'state'; state: ReportedState }
+  /** [MC-4.1] A field of `info` changed (serial, register_max_kwh): publish it again. */
+  | { type: 'info' }
   | { type: 'reply'; id: string; reply: CommandReply; duplicate: boolean };
 
 export interface StepResult {

@@ -76,7 +76,7 @@ export function judgeSamples(
 export const MAX_ENERGY_RATE_KW = 100;
 const ENERGY_SLACK_KWH = 0.001;
 
-function energyRefusal(sample: SamplePayload, ref: SamplePayload | null): RefusalReason | null {
+export function energyRefusal(sample: SamplePayload, ref: SamplePayload | null): RefusalReason | null {
   if (ref === null) return null;
   if (sample.ts > ref.ts && sample.energy < ref.energy) return 'energyBackwards';
   if (sample.ts < ref.ts && sample.energy > ref.energy) return 'energyBackwards';

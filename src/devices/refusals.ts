@@ -22,6 +22,8 @@ export const REFUSAL_RULES = {
   energyBackwards: 'MC-7.5',
   /** A sample whose energy differs from the newest sample's by more than any meter could register. */
   energyImplausible: 'MC-7.8',
+  /** A sample whose register epoch is below the one held, or a new epoch stamped before the newest sample. */
+  registerEpoch: 'MC-7.9',
   /** An info whose device_id is not the topic's. */
   infoDeviceMismatch: 'MC-1.4',
   /** Telemetry or a reply delivered with the retain flag. */

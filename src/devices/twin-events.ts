@@ -32,6 +32,15 @@ export function infoChanges(was: InfoPayload | null, now: InfoPayload): string[]
   );
 }
 
+/** [MC-4.5] Another physical meter behind the device id: both infos name a serial, and they differ. */
+export function replacedSerial(
+  was: InfoPayload | null,
+  now: InfoPayload,
+): { old_serial: string; new_serial: string } | null {
+  if (was?.serial === undefined || now.serial === undefined || was.serial === now.serial) return null;
+  return { old_serial: was.serial, new_serial: now.serial };
+}
+
 /**
  * A prepaid meter cut off: its relay is commanded closed but stays open because the balance is below
  * zero (simulator/meter/relay.ts, spec §3).

@@ -14,9 +14,17 @@ import type { SampleRow } from '../store/types.ts';
 import { PendingCommands, type Reply } from './pending-commands.ts';
 import { judgeSamples, stateRefusal } from './plausibility.ts';
 import { RefusalLog, type RefusalReason } from './refusals.ts';
+import type { RegisterContinuity } from './register-continuity.ts';
+import { RegisterJoins } from './register-join.ts';
 import { ReportBatch } from './report-batch.ts';
 import { TelemetrySummary } from './telemetry-summary.ts';
-import { infoChanges, type OfflineReason, offlineReason, stateEmissions } from './twin-events.ts';
+import {
+  infoChanges,
+  type OfflineReason,
+  offlineReason,
+  replacedSerial,
+  stateEmissions,
+} from './twin-events.ts';
 import type { CommandOutcome, Log, Twin, TwinCommand, TwinReport } from './types.ts';
 
 const UNSUBSCRIBE_TIMEOUT_MS = 2_000;
@@ -55,11 +63,15 @@ export interface TwinRegistryOptions {
    */
   worldClockTopic?: string;
   onWorldClock?: (payload: Buffer) => void;
+  /** [MC-7.9] Makes a device's register continuity durable; its samples are stored only after it. */
+  saveRegister?: (deviceId: string, register: RegisterContinuity) => Promise<void>;
 }
 
 /** What `restore` puts back into a twin before the broker says anything. */
 export interface RestoredTwin extends TwinReport {
   latest: SamplePayload | null;
+  /** [MC-7.9] How its registers join into the stored series; absent: never reset. */
+  register?: RegisterContinuity;
 }
 
 /** [LEDGER-2] Twins never carry money: a credit without its ledger entry first would be money from nowhere. */
@@ -97,11 +109,13 @@ export class TwinRegistry {
   readonly #summary: TelemetrySummary;
   /** Why the next offline of a device will come, told by whoever knew first (see `expectOffline`). */
   readonly #offlineHints = new Map<string, OfflineReason>();
+  readonly #registers: RegisterJoins;
 
   constructor(opts: TwinRegistryOptions) {
     this.#opts = opts;
     this.#now = opts.now ?? Date.now;
     this.#bus = opts.bus ?? silentBus();
+    this.#registers = new RegisterJoins({ save: opts.saveRegister, log: opts.log });
     this.#pending = new PendingCommands(this.#bus, (id) => this.#ctx(id));
     this.#summary = new TelemetrySummary({ bus: this.#bus, intervalMs: opts.summaryIntervalMs });
     this.#refusals = new RefusalLog({
@@ -144,6 +158,7 @@ export class TwinRegistry {
       twin.info = r.info;
       twin.state = r.state;
       twin.latest = r.latest;
+      if (r.register) this.#registers.restore(r.deviceId, r.register);
     }
   }
 
@@ -367,6 +382,8 @@ export class TwinRegistry {
     }
     const twin = this.#twin(deviceId);
     const changed = infoChanges(twin.info, info);
+    const replaced = replacedSerial(twin.info, info); // [MC-4.5]
+    if (replaced) this.#bus.emit('meter.replaced', replaced, this.#ctx(deviceId));
     twin.info = info;
     this.#reports?.mark(deviceId);
     if (changed.length === 0) return;
@@ -415,7 +432,17 @@ export class TwinRegistry {
   }
 
   #onTelemetry(twin: Twin, msg: { samples: SamplePayload[] }): void {
-    const verdict = judgeSamples(msg.samples, twin.latest, this.#now());
+    // [MC-7.9] [MC-7.10] Registers joined into one series; the common case needs none of it.
+    const joined = this.#registers.judge(
+      twin.deviceId,
+      msg.samples,
+      twin.latest,
+      twin.info?.register_max_kwh,
+      this.#now(),
+    );
+    const verdict = joined ?? judgeSamples(msg.samples, twin.latest, this.#now());
+    for (const e of joined?.events ?? [])
+      this.#bus.emit(e.type, e.data, { ...this.#ctx(twin.deviceId), vt: Math.min(e.ts, this.#now()) });
     if (verdict.refused.length > 0) {
       const held = twin.latest;
       const was = held ? `ts=${held.ts} energy=${held.energy}` : 'none';
@@ -454,7 +481,9 @@ export class TwinRegistry {
       return;
     }
     const rows: SampleRow[] = samples.map((s) => sampleRow(pk, s));
-    const done = this.#opts.ingest(rows).then(
+    const ingest = this.#opts.ingest;
+    const durable = this.#registers.durable(twin.deviceId); // the continuity first, then its samples
+    const done = (durable ? durable.then(() => ingest(rows)) : ingest(rows)).then(
       () => {
         twin.lastSampleTs = Math.max(twin.lastSampleTs, last.ts, handled);
         twin.lastFutureTs = Math.max(twin.lastFutureTs, future);

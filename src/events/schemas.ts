@@ -41,6 +41,20 @@ export const EVENT_DATA = {
   }),
   /** WiFi: which network it uses, and whether the meter is in configuration mode (button hold). */
   'meter.wifi': z.object({ wifi_type: z.string(), config_mode: z.boolean() }),
+  /**
+   * [MC-7.9] The meter's register was set back to zero (a new epoch): from here the service adds
+   * `offset_kwh` to its register values; `last_kwh` is the old register's last value.
+   */
+  'meter.register_reset': z.object({ epoch: z.int(), offset_kwh: z.number(), last_kwh: z.number() }),
+  /** [MC-7.10] The register rolled over at `max_kwh` (its last value `last_kwh`); the offset grew by it. */
+  'meter.register_rollover': z.object({
+    epoch: z.int(),
+    offset_kwh: z.number(),
+    max_kwh: z.number(),
+    last_kwh: z.number(),
+  }),
+  /** [MC-4.5] Another physical meter now reports behind this device id (its serial changed). */
+  'meter.replaced': z.object({ old_serial: z.string(), new_serial: z.string() }),
   /** A prepaid meter's relay opened because its balance ran out, with the balance at that instant. */
   'meter.cutoff': z.object({ balance: Paise }),
   /** The relay of a cut-off prepaid meter closed again (recharge, mode change), with the balance. */
@@ -144,6 +158,9 @@ export const DURABLE_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'meter.cutoff',
   'meter.restored',
   'meter.tamper',
+  'meter.register_reset',
+  'meter.register_rollover',
+  'meter.replaced',
 ]);
 
 export interface MeterEvent<T extends EventType = EventType> {

@@ -60,6 +60,7 @@ export class ApiWorld implements ServiceWorld {
   provisionDevice: ServiceWorld['provisionDevice'] = async () => inTheWorld('provisioning a device');
   setOnline: ServiceWorld['setOnline'] = async () => inTheWorld('plugging a meter');
   recharge: ServiceWorld['recharge'] = async () => inTheWorld('a recharge');
+  replaceMeter: ServiceWorld['replaceMeter'] = async () => inTheWorld('replacing a meter');
   checkLedger: ServiceWorld['checkLedger'] = async () => inTheWorld('the ledger check');
   advance: ServiceWorld['advance'] = async () => inTheWorld('a clock advance');
   setSpeed: ServiceWorld['setSpeed'] = async () => inTheWorld('a clock speed change');

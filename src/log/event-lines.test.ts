@@ -240,6 +240,9 @@ describe('event lines (issue 9 §2)', () => {
       'meter.tamper': { tamper: ['magnet'], was: [] },
       'fault.added': { fault_id: 'F1', kind: 'power_outage', from: 0, until: null },
       'fault.cleared': { fault_ids: ['F1'] },
+      'meter.register_reset': { epoch: 1, offset_kwh: 12.5, last_kwh: 12.5 },
+      'meter.register_rollover': { epoch: 0, offset_kwh: 100, max_kwh: 100, last_kwh: 99.99 },
+      'meter.replaced': { old_serial: 'SN-1', new_serial: 'SN-2' },
       'money.recharge': {
         outcome: 'refused',
         transaction_id: 't',

@@ -118,6 +118,20 @@ export const LINES: LineTable = {
     msg: (d, dev) => `${dev} fault ${d.fault_id} ${d.kind} added${d.until === null ? ', until cleared' : ''}`,
   },
   'fault.cleared': { level: 'info', msg: (d, dev) => `${dev} faults cleared: ${d.fault_ids.join(', ')}` },
+  'meter.register_reset': {
+    level: 'warn',
+    msg: (d, dev) =>
+      `${dev} register reset (epoch ${d.epoch}) after ${d.last_kwh} kWh: later readings continue from ${d.offset_kwh} kWh`,
+  },
+  'meter.register_rollover': {
+    level: 'info',
+    msg: (d, dev) =>
+      `${dev} register rolled over at ${d.max_kwh} kWh: later readings continue from ${d.offset_kwh} kWh`,
+  },
+  'meter.replaced': {
+    level: 'info',
+    msg: (d, dev) => `${dev} meter replaced: serial ${d.old_serial} → ${d.new_serial}`,
+  },
   'money.recharge': {
     level: (d) => (d.outcome === 'applied' ? 'info' : 'warn'),
     msg: (d, dev) => {

@@ -119,6 +119,19 @@ const OPERATIONS = {
     description: 'Answers the fault cleared; `404` when the meter has no such active or scheduled fault.',
     response: simResponses({ data: object, errors: VIRTUAL_METER }),
   },
+  replaceDevice: {
+    summary: 'Replace a virtual meter with a new physical one (issue 12 §3)',
+    description:
+      'Body `{serial?, keep_balance?}`. The same `device_id`, name, udfs, space, account, mode and tariffs; a ' +
+      'new `serial` (default generated; 1 to 64 printable characters, not the present one), its energy ' +
+      'register from 0 in a new `register_epoch` (MQTT contract MC-4.5, MC-7.9), no faults. The service ' +
+      'joins the two registers, so energy readings and history (last − first) stay continuous. The balance ' +
+      'moves to the new meter (no ledger entry); `keep_balance: false` refunds it through a ledger ' +
+      '`adjustment` instead. The meter reconnects with its new info. Answers `{device_id, old_serial, ' +
+      'new_serial, register_epoch, balance, refund}`; an external, worker-hosted or backfilling device: 409 ' +
+      '(spec-decisions 108).',
+    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
+  },
   advanceClock: {
     summary: 'Move the virtual clock forward',
     description: 'Every meter lives through the jump (usage, billing, cut-offs). Answers `{from, to, now}`.',

@@ -56,8 +56,12 @@ export const faultBody = z.discriminatedUnion('kind', [
   kind('backlog_burst', {}),
   kind('duplicate_samples', { probability }),
   kind('out_of_order', { probability }),
-  kind('register_reset', {}),
-  kind('register_rollover', { max_kwh: z.number().positive().max(1e9) }),
+  // [M-25] An instant (spec-decisions 106): a duration means nothing, so giving one is refused.
+  kind('register_reset', {
+    duration_s: z.undefined({ error: 'register_reset is an instant: it takes no duration_s' }).optional(),
+  }),
+  // [M-26] To the register's Wh; it must also exceed the register shown now (rolloverProblem, 422).
+  kind('register_rollover', { max_kwh: z.number().min(0.001).max(1e9) }),
   kind('power_outage', {}),
   kind('voltage_sag', { volts: z.number().min(90).max(220) }),
   kind('voltage_swell', { volts: z.number().min(240).max(300) }),

@@ -17,6 +17,7 @@ import { eventRoutes } from './events.ts';
 import { faultRoutes } from './fault-routes.ts';
 import { fleetView } from './fleet.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
+import { replaceRoutes } from './replace-routes.ts';
 import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 import { mapWorldError } from './world-errors.ts';
@@ -257,6 +258,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       return success(now(), { config_mode: meter.state.wifi.configMode }, 'button pressed');
     },
   );
+
+  replaceRoutes(app, { world, virtualMeter });
 
   r.post('/clock/advance', { schema: { ...simDoc('advanceClock'), body: s.advanceBody } }, async (req) => {
     const { from, to } = await world.advance(req.body.seconds * 1000);

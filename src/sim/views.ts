@@ -1,4 +1,4 @@
-import { reportedState } from '../../simulator/meter/index.ts';
+import { energyKwhAtWh, registerMwms, reportedState } from '../../simulator/meter/index.ts';
 import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { Twin } from '../devices/types.ts';
 import type { DeviceRecord, Space } from '../store/types.ts';
@@ -43,6 +43,10 @@ export function meterView(meter: VirtualMeter, now: number) {
       paise: Number(st.balance) / Number(UNITS_PER_PAISE),
     },
     energy_kwh: Number(st.energy) / Number(UNITS_PER_PAISE),
+    // [M-25] The physical meter and its register as displayed (energy_kwh is what it integrated and billed).
+    serial: st.serial,
+    register_epoch: st.registerEpoch,
+    register_kwh: energyKwhAtWh(registerMwms(st)),
     load: st.load,
     telemetry_period_s: st.telemetryPeriodMs / 1000,
     wifi: {

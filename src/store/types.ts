@@ -160,6 +160,17 @@ export interface DeviceReport {
 }
 
 /**
+ * [MC-7.9] [MC-7.10] What joins a device's register values into one continuous energy series: the newest
+ * register epoch taken and the kWh added to every register value (src/devices/register-continuity.ts).
+ */
+export interface RegisterContinuityRow {
+  devicePk: number;
+  epoch: number;
+  offsetKwh: number;
+  updatedAt: number;
+}
+
+/**
  * An event kept in the store: money and meter state (src/events DURABLE_TYPES), so they outlive the
  * in-memory journal and a restart. `body` is the whole event as JSON; the columns are what queries use.
  */
@@ -233,6 +244,10 @@ export interface Store {
   /** Upserts every report in one transaction. */
   saveDeviceReports(reports: readonly DeviceReport[]): Promise<void>;
   loadDeviceReports(): Promise<DeviceReport[]>;
+
+  /** Upserts each device's register continuity in one transaction (the last row of a device wins). */
+  saveRegisterContinuity(rows: readonly RegisterContinuityRow[]): Promise<void>;
+  loadRegisterContinuity(): Promise<RegisterContinuityRow[]>;
 
   /** In one transaction; idempotent by seq (an event written twice is kept once). */
   appendEvents(events: readonly StoredEvent[]): Promise<void>;

@@ -26,6 +26,7 @@ export type ServiceWorld = Pick<
   | 'setOnline'
   | 'meter'
   | 'recharge'
+  | 'replaceMeter'
   | 'checkLedger'
   | 'advance'
   | 'setSpeed'

@@ -2,6 +2,7 @@
 // list, clear. The meter itself acts on them (simulator/meter/faults, simulator/virtual-meter.ts);
 // here are the checks a schema cannot make and the fault's public view. Pure but for the meter.
 
+import { rolloverProblem } from '../../simulator/meter/faults/register.ts';
 import type { Fault } from '../../simulator/meter/faults/types.ts';
 import { energyKwhAtWh } from '../../simulator/meter/quantize.ts';
 import { hash32, hashString } from '../../simulator/meter/rng.ts';
@@ -55,9 +56,8 @@ export function faultFromBody(state: MeterState, body: FaultBody, now: number): 
     if (range && b.min_ms! > b.max_ms!) return invalid('min_ms', 'must not be above max_ms');
   }
   if (kind === 'register_rollover') {
-    const present = energyKwhAtWh(state.energy);
-    const max = (body as Extract<FaultBody, { kind: 'register_rollover' }>).max_kwh;
-    if (max <= present) return invalid('max_kwh', `must be above the present register, ${present} kWh`);
+    const problem = rolloverProblem(state, body as Extract<FaultBody, { kind: 'register_rollover' }>);
+    if (problem) return invalid('max_kwh', problem);
   }
   const live = state.faults.filter((f) => f.until === null || f.until > now);
   if (live.length >= MAX_FAULTS_PER_METER)

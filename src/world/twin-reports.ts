@@ -4,6 +4,7 @@
 
 import { decode } from '../../firmware-protocol/mqtt/codec.ts';
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+import type { RegisterContinuity } from '../devices/register-continuity.ts';
 import type { RestoredTwin } from '../devices/twins.ts';
 import type { TwinReport } from '../devices/types.ts';
 import type { SampleRow, Store } from '../store/types.ts';
@@ -32,16 +33,20 @@ export async function saveReports(
  */
 export async function loadTwins(store: Store, notAfter: number): Promise<RestoredTwin[]> {
   const reports = new Map((await store.loadDeviceReports()).map((r) => [r.devicePk, r]));
+  const registers = new Map((await store.loadRegisterContinuity()).map((r) => [r.devicePk, r]));
   const twins: RestoredTwin[] = [];
   for (const device of await store.listDevices()) {
     const report = reports.get(device.pk);
     const row = await store.latestSample(device.pk, notAfter);
     if (!report && !row) continue;
+    const register = registers.get(device.pk);
     twins.push({
       deviceId: device.deviceId,
       info: payload<InfoPayload>('info', report?.info ?? null),
       state: payload<StatePayload>('state', report?.state ?? null),
       latest: row && toSample(row),
+      // [MC-7.9] How its registers join into the stored series.
+      ...(register ? { register: { epoch: register.epoch, offsetKwh: register.offsetKwh } } : {}),
     });
   }
   return twins;
@@ -60,4 +65,15 @@ function toSample(row: SampleRow): SamplePayload {
     if (key !== 'devicePk' && typeof value === 'number') sample[key] = value;
   }
   return sample as unknown as SamplePayload;
+}
+
+/** [MC-7.9] Saves a device's register continuity, before the samples it applies to are stored. */
+export async function saveRegister(
+  store: Store,
+  register: RegisterContinuity,
+  devicePk: number | undefined,
+  now: number,
+): Promise<void> {
+  if (devicePk === undefined) return; // a meter the store does not know: its samples are not stored either
+  await store.saveRegisterContinuity([{ devicePk, ...register, updatedAt: now }]);
 }

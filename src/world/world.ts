@@ -25,9 +25,10 @@ import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
 import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
 import { newMeterPlan } from './new-meter.ts';
+import { type ReplaceInput, type ReplaceResult, replaceVirtualMeter } from './replace.ts';
 import { hashSecret, newToken } from './secrets.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
-import { loadTwins, saveReports } from './twin-reports.ts';
+import { loadTwins, saveRegister, saveReports } from './twin-reports.ts';
 import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
 
 export interface WorldOptions {
@@ -89,6 +90,7 @@ export class World {
       commandTimeoutMs: opts.commandTimeoutMs,
       now: () => opts.clock.now(),
       saveReports: (reports) => saveReports(opts.store, reports, (id) => this.#pks.get(id), opts.clock.now()),
+      saveRegister: (id, reg) => saveRegister(opts.store, reg, this.#pks.get(id), opts.clock.now()),
       log: opts.log,
       bus: this.bus,
       accountOf: (id) => this.#accounts.get(id),
@@ -295,6 +297,23 @@ export class World {
       );
       throw err;
     }
+  }
+
+  /** Issue 12 §3: a new physical meter behind a virtual device (replace.ts). */
+  async replaceMeter(deviceId: string, input: ReplaceInput): Promise<ReplaceResult> {
+    const v = this.#virtual(deviceId);
+    if (!v) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+    return replaceVirtualMeter(
+      {
+        store: this.store,
+        clock: this.clock,
+        twins: this.twins,
+        ...v,
+        saveSnapshots: () => this.saveSnapshots(),
+        expectOffline: (id) => this.twins.expectOffline(id, 'unplugged'),
+      },
+      input,
+    );
   }
 
   /** [LEDGER-3] Every virtual meter (or one) against its ledger, as of this instant. */

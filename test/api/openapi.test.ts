@@ -135,6 +135,7 @@ describe('GET /openapi.json', () => {
       'post /sim/v1/devices/{device_id}/online',
       'post /sim/v1/devices/{device_id}/recharge',
       'post /sim/v1/devices/{device_id}/button',
+      'post /sim/v1/devices/{device_id}/replace',
       'post /sim/v1/clock/advance',
     ]) {
       expect(sim).toContain(op);

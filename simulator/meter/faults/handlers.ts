@@ -4,16 +4,11 @@
 
 import { hardwareHandlers } from './hardware.ts';
 import { powerHandlers } from './power.ts';
+import { registerFaultHandlers } from './register.ts';
 import type { FaultHandler, FaultKind } from './types.ts';
-
-/**
- * Register faults (register_reset, register_rollover) come from `faults/register.ts` when they land:
- * import its table and spread it here, next to the others.
- */
-const registerHandlers: Partial<Record<FaultKind, FaultHandler>> = {};
 
 export const FAULT_HANDLERS: Readonly<Partial<Record<FaultKind, FaultHandler>>> = {
   ...powerHandlers,
   ...hardwareHandlers,
-  ...registerHandlers,
+  ...registerFaultHandlers,
 };

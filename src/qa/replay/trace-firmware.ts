@@ -77,7 +77,7 @@ export class TraceFirmware {
       if (effect.type === 'telemetry') this.#queue(effect.sample);
       else if (effect.type === 'state')
         this.#publish('state', encode('state', stateToWire(effect.state)), true);
-      else reply = effect.reply;
+      else if (effect.type === 'reply') reply = effect.reply;
     }
     this.#flush(false);
     return reply;

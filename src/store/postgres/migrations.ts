@@ -180,6 +180,18 @@ CREATE TABLE events (
 CREATE INDEX events_device_seq ON events (device_id, seq);
 `,
   },
+  {
+    version: 7,
+    name: 'register continuity',
+    sql: `
+CREATE TABLE register_continuity (
+  device_pk BIGINT PRIMARY KEY REFERENCES devices (pk),
+  epoch BIGINT NOT NULL,
+  offset_kwh DOUBLE PRECISION NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

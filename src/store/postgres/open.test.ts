@@ -58,6 +58,7 @@ describe.skipIf(absent !== null)('PostgreSQL store: open', () => {
       'events',
       'ledger',
       'meter_snapshots',
+      'register_continuity',
       'samples',
       'samples_15m',
       'samples_1d',

@@ -15,6 +15,7 @@ import type {
   NewDevice,
   OwnerClaim,
   OwnerClaimResult,
+  RegisterContinuityRow,
   SampleProperty,
   SampleRow,
   Space,
@@ -32,6 +33,7 @@ import { History } from './history.ts';
 import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
 import { postgresOpenError } from './open-error.ts';
+import { RegisterContinuity } from './register-continuity.ts';
 import { Samples } from './samples.ts';
 import { Reports, Settings, Snapshots } from './snapshots.ts';
 import { type PostgresTarget, parsePostgresUrl } from './url.ts';
@@ -104,6 +106,7 @@ export class PostgresStore implements Store {
   readonly #settings: Settings;
   readonly #owner: WorldOwnerRow;
   readonly #reports: Reports;
+  readonly #register: RegisterContinuity;
   readonly #events: Events;
 
   constructor(pool: pg.Pool, target: PostgresTarget) {
@@ -119,6 +122,7 @@ export class PostgresStore implements Store {
     this.#settings = new Settings(pool);
     this.#owner = new WorldOwnerRow(pool);
     this.#reports = new Reports(pool);
+    this.#register = new RegisterContinuity(pool);
     this.#events = new Events(pool);
   }
 
@@ -218,6 +222,13 @@ export class PostgresStore implements Store {
   }
   loadDeviceReports(): Promise<DeviceReport[]> {
     return this.#reports.load();
+  }
+
+  saveRegisterContinuity(rows: readonly RegisterContinuityRow[]): Promise<void> {
+    return this.#register.save(rows);
+  }
+  loadRegisterContinuity(): Promise<RegisterContinuityRow[]> {
+    return this.#register.load();
   }
 
   appendEvents(events: readonly StoredEvent[]): Promise<void> {

@@ -200,6 +200,21 @@ CREATE TABLE events (
 CREATE INDEX events_device_seq ON events (device_id, seq);
 `,
   },
+  {
+    version: 7,
+    name: 'register continuity',
+    sql: `
+-- [MC-7.9] [MC-7.10] Per device, what joins its meter's registers into one continuous energy series:
+-- the newest register epoch taken and the kWh added to every register value since (resets, rollovers,
+-- replaced meters). Written before the samples it applies to (src/devices/register-continuity.ts).
+CREATE TABLE register_continuity (
+  device_pk INTEGER PRIMARY KEY REFERENCES devices (pk),
+  epoch BIGINT NOT NULL,
+  offset_kwh DOUBLE PRECISION NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

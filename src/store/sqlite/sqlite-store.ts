@@ -16,6 +16,7 @@ import type {
   NewDevice,
   OwnerClaim,
   OwnerClaimResult,
+  RegisterContinuityRow,
   SampleProperty,
   SampleRow,
   Space,
@@ -33,6 +34,7 @@ import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
 import { assertWritable, openError, prepareDatabaseDir } from './open-path.ts';
 import { OtherWriters } from './other-writers.ts';
+import { RegisterContinuity } from './register-continuity.ts';
 import { Reports } from './reports.ts';
 import { Samples } from './samples.ts';
 import { Settings, Snapshots } from './snapshots.ts';
@@ -99,6 +101,7 @@ export class SqliteStore implements Store {
   readonly #settings: Settings;
   readonly #owner: WorldOwnerRow;
   readonly #reports: Reports;
+  readonly #register: RegisterContinuity;
   readonly #events: Events;
 
   constructor(db: Database.Database) {
@@ -115,6 +118,7 @@ export class SqliteStore implements Store {
     this.#settings = new Settings(db);
     this.#owner = new WorldOwnerRow(db);
     this.#reports = new Reports(db);
+    this.#register = new RegisterContinuity(db);
     this.#events = new Events(db);
   }
 
@@ -213,6 +217,13 @@ export class SqliteStore implements Store {
   }
   async loadDeviceReports(): Promise<DeviceReport[]> {
     return this.#reports.load();
+  }
+
+  async saveRegisterContinuity(rows: readonly RegisterContinuityRow[]): Promise<void> {
+    this.#register.save(rows);
+  }
+  async loadRegisterContinuity(): Promise<RegisterContinuityRow[]> {
+    return this.#register.load();
   }
 
   async appendEvents(events: readonly StoredEvent[]): Promise<void> {
