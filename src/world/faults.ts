@@ -4,7 +4,6 @@
 
 import { rolloverProblem } from '../../simulator/meter/faults/register.ts';
 import type { Fault } from '../../simulator/meter/faults/types.ts';
-import { energyKwhAtWh } from '../../simulator/meter/quantize.ts';
 import { hash32, hashString } from '../../simulator/meter/rng.ts';
 import type { MeterState } from '../../simulator/meter/types.ts';
 import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
