@@ -23,6 +23,8 @@ import type {
   StoredEvent,
   StoredEventQuery,
   WorldOwner,
+  WorldSnapshotInfo,
+  WorldSnapshotMeta,
 } from '../types.ts';
 import { Accounts } from './accounts.ts';
 import { TYPES } from './db.ts';
@@ -35,7 +37,9 @@ import { postgresOpenError } from './open-error.ts';
 import { Samples } from './samples.ts';
 import { Reports, Settings, Snapshots } from './snapshots.ts';
 import { type PostgresTarget, parsePostgresUrl } from './url.ts';
+import { exportPgSnapshot, importPgSnapshot } from './world-file.ts';
 import { WorldOwnerRow } from './world-owner.ts';
+import { PgWorldSnapshots } from './world-snapshots.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user:pass@host:port/database[?schema=NAME] (url.ts). */
@@ -105,6 +109,7 @@ export class PostgresStore implements Store {
   readonly #owner: WorldOwnerRow;
   readonly #reports: Reports;
   readonly #events: Events;
+  readonly #world: PgWorldSnapshots;
 
   constructor(pool: pg.Pool, target: PostgresTarget) {
     this.#pool = pool;
@@ -120,6 +125,7 @@ export class PostgresStore implements Store {
     this.#owner = new WorldOwnerRow(pool);
     this.#reports = new Reports(pool);
     this.#events = new Events(pool);
+    this.#world = new PgWorldSnapshots(pool, () => this.#accounts.forget());
   }
 
   /** Idempotent. Waits for queries in flight, then closes every connection. */
@@ -255,5 +261,30 @@ export class PostgresStore implements Store {
   /** A no-op once closed, as in SQLite (a shutdown path may release after closing). */
   async releaseWorldOwner(token: string): Promise<void> {
     if (!this.#closed) await this.#owner.release(token);
+  }
+
+  saveWorldSnapshot(name: string, meta: WorldSnapshotMeta): Promise<WorldSnapshotInfo> {
+    return this.#world.save(name, meta);
+  }
+  listWorldSnapshots(): Promise<WorldSnapshotInfo[]> {
+    return this.#world.list();
+  }
+  getWorldSnapshot(name: string): Promise<WorldSnapshotInfo | null> {
+    return this.#world.get(name);
+  }
+  restoreWorldSnapshot(name: string, keep: readonly string[]): Promise<WorldSnapshotInfo | null> {
+    return this.#world.restore(name, keep);
+  }
+  deleteWorldSnapshot(name: string): Promise<boolean> {
+    return this.#world.delete(name);
+  }
+  exportWorldSnapshot(name: string, file: string): Promise<boolean> {
+    return exportPgSnapshot(this.#world, name, file);
+  }
+  importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo> {
+    return importPgSnapshot(this.#world, name, file);
+  }
+  resetWorld(keep: readonly string[]): Promise<void> {
+    return this.#world.reset(keep);
   }
 }
