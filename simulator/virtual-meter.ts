@@ -137,6 +137,24 @@ export class VirtualMeter {
     await this.#disconnect();
   }
 
+  /**
+   * Leaves the broker as if it had never been there: its retained info, state and availability cleared
+   * with empty retained payloads [MQTT-3.3.1-10], no goodbye. For a world snapshot restored or a reset
+   * (src/world/world-snapshots.ts): what it said must not contradict the world that follows.
+   */
+  async retire(): Promise<void> {
+    const client = this.#client;
+    if (client?.connected) {
+      const channels = ['info', 'state', 'availability'] as const;
+      await Promise.all(
+        channels.map((c) =>
+          client.publishAsync(topicFor(this.id, c), '', { qos: 1, retain: true }).catch(() => undefined),
+        ),
+      );
+    }
+    await this.#disconnect(false);
+  }
+
   #apply(event: MeterEvent, now: number): CommandReply | undefined {
     const before = this.#state;
     const { state, effects } = step(before, event, now);
@@ -302,12 +320,12 @@ export class VirtualMeter {
     this.#apply({ type: 'connect' }, this.#opts.now()); // [MC-6.7] [M-17]
   }
 
-  async #disconnect(): Promise<void> {
+  async #disconnect(goodbye = true): Promise<void> {
     const client = this.#client;
     if (!client) return;
     this.#client = null;
     this.#announced = false;
-    if (client.connected) {
+    if (client.connected && goodbye) {
       await new Promise<void>((resolve) =>
         client.publish(
           topicFor(this.id, 'availability'),

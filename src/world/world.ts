@@ -29,6 +29,7 @@ import { hashSecret, newToken } from './secrets.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
 import { loadTwins, saveReports } from './twin-reports.ts';
 import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
+import { WorldSnapshots } from './world-snapshots.ts';
 
 export interface WorldOptions {
   store: Store;
@@ -67,7 +68,12 @@ export class World {
   readonly #accountsDesk: Accounts;
   /** The fleet workers' meters: known here, run elsewhere (src/workers). */
   readonly workers: WorkerHub;
+  /** Whole-world snapshots, restore and reset (world-snapshots.ts). */
+  readonly snapshots: WorldSnapshots = new WorldSnapshots(this);
   #closed = false;
+  /** The whole-world operation under way (a snapshot, restore or reset), if any; and advances running. */
+  #busy: string | null = null;
+  #advances = 0;
 
   private constructor(opts: WorldOptions) {
     this.#opts = opts;
@@ -307,11 +313,81 @@ export class World {
    * are durable before this resolves (a crash right after must not put the clock back).
    */
   async advance(ms: number): Promise<{ from: number; to: number }> {
-    const jump = await this.clock.advance(ms);
+    if (this.#busy) throw new WorldError('conflict', `the clock cannot advance while ${this.#busy} runs`);
+    this.#advances++;
+    try {
+      const jump = await this.clock.advance(ms);
+      await this.settle();
+      await this.saveSnapshots();
+      this.bus.emit('clock.advanced', jump);
+      return jump;
+    } finally {
+      this.#advances--;
+    }
+  }
+
+  /**
+   * [spec-decisions 111] Runs a whole-world operation (`what`: "a snapshot", "a restore", ...) alone:
+   * a conflict while another one or a clock advance runs, or while meters run in fleet workers.
+   */
+  async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const busy = this.#busy ?? (this.#advances > 0 ? 'a clock advance' : null);
+    if (busy)
+      throw new WorldError('conflict', `${what} cannot start while ${busy} runs; try again when it is done`);
+    const hosted = this.workers.hosted();
+    if (hosted.length > 0) {
+      const names = [...new Set(hosted.map((h) => h.worker))].join(', ');
+      throw new WorldError(
+        'conflict',
+        `${what} is not supported while fleet workers host meters (${hosted.length} in ${names}): stop them first`,
+      );
+    }
+    this.#busy = what;
+    try {
+      return await fn();
+    } finally {
+      this.#busy = null;
+    }
+  }
+
+  /**
+   * Stops every meter (retired: its retained messages cleared), lets `replace` change the store's rows,
+   * then brings the world back from the store as `open` does, the clock at what `replace` returned. If
+   * `replace` throws, the store is as it was and so is the world that comes back. Call in `exclusive`.
+   */
+  async reload(replace: () => Promise<{ clock: number; speed: number } | null>): Promise<void> {
+    this.fleet.pause();
     await this.settle();
     await this.saveSnapshots();
-    this.bus.emit('clock.advanced', jump);
-    return jump;
+    const meters = this.fleet.removeAll();
+    await Promise.all(meters.map((m) => m.retire()));
+    for (const map of [this.#meta, this.#pks, this.#accounts]) map.clear();
+    await this.saveSnapshots(); // after any save queued for the meters just gone
+    await this.twins.settled();
+    await this.#writer.flush();
+    await this.twins.saveReports();
+    try {
+      const clock = await replace();
+      if (clock) await this.clock.set(clock.clock, clock.speed);
+    } finally {
+      this.twins.replace(await loadTwins(this.store, this.clock.now() + MAX_FUTURE_SKEW_MS));
+      await this.#restore();
+      await this.saveSnapshots();
+      for (const m of this.fleet.meters()) if (m.online) await this.twins.waitForAvailability(m.id, true);
+      this.fleet.resume();
+    }
+  }
+
+  /** Holds the fleet's ticks while `fn` runs, everything before it stored: a snapshot in one piece. */
+  async held<T>(fn: () => Promise<T>): Promise<T> {
+    this.fleet.pause();
+    try {
+      await this.settle();
+      await this.saveSnapshots();
+      return await fn();
+    } finally {
+      this.fleet.resume();
+    }
   }
 
   /**

@@ -1,0 +1,121 @@
+// World snapshots, restore and reset (issue 12 §2, spec-decisions 110-116): the world's side of the
+// store's WorldSnapshotStore. A snapshot is taken with the fleet held and everything before it stored;
+// a restore or reset stops every meter, replaces the store's rows and brings the world back from the
+// store as World.open does (World.reload). One such operation at a time, never during an advance.
+
+import { SEQ_SETTING } from '../events/seq-reserve.ts';
+import { SnapshotFileError, StoreConflictError } from '../store/errors.ts';
+import type { WorldSnapshotInfo } from '../store/types.ts';
+import { SNAPSHOT_NAME } from '../store/world-tables.ts';
+import { FOLLOWERS_SEEN_SETTING } from './clock-anchor.ts';
+import { WorldError } from './types.ts';
+import type { World } from './world.ts';
+
+/** [spec-decisions 112] Settings a restore leaves as they are: event seqs never repeat; followers are processes. */
+const KEEP_ON_RESTORE = [SEQ_SETTING, FOLLOWERS_SEEN_SETTING];
+/** [spec-decisions 113] A reset keeps the clock too. */
+const KEEP_ON_RESET = [...KEEP_ON_RESTORE, 'clock.offset', 'clock.speed', 'clock.anchor'];
+
+export function checkSnapshotName(name: string): void {
+  if (!SNAPSHOT_NAME.test(name))
+    throw new WorldError(
+      'invalid',
+      `snapshot name must match ${SNAPSHOT_NAME.source}, got ${JSON.stringify(name)}`,
+    );
+}
+
+export class WorldSnapshots {
+  readonly #world: World;
+
+  constructor(world: World) {
+    this.#world = world;
+  }
+
+  async save(name: string): Promise<WorldSnapshotInfo> {
+    checkSnapshotName(name);
+    const w = this.#world;
+    return w.exclusive('a snapshot', () =>
+      w.held(async () => {
+        if (await w.store.getWorldSnapshot(name))
+          throw new WorldError('conflict', `snapshot ${name} already exists`);
+        const meta = { createdAt: Date.now(), clock: w.clock.now(), speed: w.clock.speed };
+        const info = await w.store.saveWorldSnapshot(name, meta).catch(conflict);
+        w.bus.emit('world.snapshot', {
+          name,
+          clock: info.clock,
+          devices: info.devices,
+          readings: info.readings,
+        });
+        return info;
+      }),
+    );
+  }
+
+  list(): Promise<WorldSnapshotInfo[]> {
+    return this.#world.store.listWorldSnapshots();
+  }
+
+  async restore(name: string): Promise<WorldSnapshotInfo> {
+    checkSnapshotName(name);
+    const w = this.#world;
+    return w.exclusive('a restore', async () => {
+      const info = await this.#get(name);
+      const from = w.clock.now();
+      await w.reload(async () => {
+        if (!(await w.store.restoreWorldSnapshot(name, KEEP_ON_RESTORE)))
+          throw new WorldError('not_found', `snapshot ${name} not found`);
+        return { clock: info.clock, speed: info.speed };
+      });
+      w.bus.emit('world.restored', { name, from, to: w.clock.now(), devices: info.devices });
+      return info;
+    });
+  }
+
+  /** [spec-decisions 113] Every account, key, space, device, meter, ledger entry and reading goes; the clock stays. */
+  async reset(): Promise<{ devices: number }> {
+    const w = this.#world;
+    return w.exclusive('a reset', async () => {
+      const devices = (await w.store.listDevices()).length;
+      await w.reload(async () => {
+        await w.store.resetWorld(KEEP_ON_RESET);
+        return null;
+      });
+      w.bus.emit('world.reset', { devices });
+      return { devices };
+    });
+  }
+
+  async delete(name: string): Promise<void> {
+    checkSnapshotName(name);
+    if (!(await this.#world.store.deleteWorldSnapshot(name)))
+      throw new WorldError('not_found', `snapshot ${name} not found`);
+  }
+
+  /** Writes the snapshot's portable file (a SQLite file, either backend) to `file`. */
+  async export(name: string, file: string): Promise<WorldSnapshotInfo> {
+    checkSnapshotName(name);
+    const info = await this.#get(name);
+    if (!(await this.#world.store.exportWorldSnapshot(name, file)))
+      throw new WorldError('not_found', `snapshot ${name} not found`);
+    return info;
+  }
+
+  async import(name: string, file: string): Promise<WorldSnapshotInfo> {
+    checkSnapshotName(name);
+    return this.#world.store.importWorldSnapshot(name, file).catch((err) => {
+      if (err instanceof SnapshotFileError) throw new WorldError('invalid', err.message);
+      return conflict(err);
+    });
+  }
+
+  async #get(name: string): Promise<WorldSnapshotInfo> {
+    const info = await this.#world.store.getWorldSnapshot(name);
+    if (!info) throw new WorldError('not_found', `snapshot ${name} not found`);
+    return info;
+  }
+}
+
+function conflict(err: unknown): never {
+  if (err instanceof StoreConflictError) throw new WorldError('conflict', err.message);
+  throw err;
+}
