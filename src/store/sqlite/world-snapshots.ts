@@ -1,7 +1,6 @@
 // World snapshots on SQLite (spec-decisions 110): each one a SQLite file in a directory beside the
 // database (`<db>.snapshots/<name>.sqlite`; a ':memory:' store keeps them in a temp directory that
-// dies with the process). Saving is `VACUUM INTO` (one read transaction: consistent, and a compact
-// copy); restoring ATTACHes the file and replaces every world table's rows in one transaction. The file
+// dies with the process). Saving is SQLite's online backup of the whole file; restoring ATTACHes the file and replaces every world table's rows in one transaction. The file
 // is also the export format, for both backends: it is a meterstack database with a `world_snapshot` row.
 
 import {
@@ -51,13 +50,15 @@ export class SqliteWorldSnapshots {
     return join(this.#dir, `${name}${SUFFIX}`);
   }
 
-  save(name: string, meta: WorldSnapshotMeta): WorldSnapshotInfo {
+  async save(name: string, meta: WorldSnapshotMeta): Promise<WorldSnapshotInfo> {
     const file = this.#file(name);
     if (existsSync(file)) throw new StoreConflictError(`snapshot ${name} already exists`, 'snapshot');
     mkdirSync(this.#dir, { recursive: true });
     const part = `${file}.part`;
     rmSync(part, { force: true });
-    this.#db.prepare('VACUUM INTO ?').run(part);
+    // SQLite's online backup: a page copy (1.7× faster than VACUUM INTO at 1,000 meters × 30 days,
+    // bench/snapshots.ts); writes made meanwhile on this connection are copied too, so it ends consistent.
+    await this.#db.backup(part);
     const snap = new Database(part);
     try {
       snap.pragma('journal_mode = DELETE');
