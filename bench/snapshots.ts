@@ -40,7 +40,13 @@ async function seed(store: Store): Promise<void> {
       },
       START,
     );
-    await store.appendLedger({ devicePk: d.pk, kind: 'opening', amount: 10_000, transactionId: null, createdAt: START });
+    await store.appendLedger({
+      devicePk: d.pk,
+      kind: 'opening',
+      amount: 10_000,
+      transactionId: null,
+      createdAt: START,
+    });
     await store.saveMeterSnapshots([{ devicePk: d.pk, state: '{"v":1}', ledgerSeq: 1, updatedAt: START }]);
   }
 }
@@ -49,7 +55,8 @@ async function seed(store: Store): Promise<void> {
 function history(file: string): void {
   const db = new Database(file);
   const n = DAYS * PER_DAY;
-  const cols = 'device_pk, ts, energy, active_power, voltage, current, power_factor, apparent_power, reactive_power, balance';
+  const cols =
+    'device_pk, ts, energy, active_power, voltage, current, power_factor, apparent_power, reactive_power, balance';
   const select = (tsExpr: string) => `
     WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ${n - 1})
     SELECT d.pk, ${tsExpr}, k.i * 0.2, 800.0 + (k.i % 97), 230.0, NULL, NULL, NULL, NULL, 10000 - k.i
@@ -82,11 +89,15 @@ async function main(): Promise<void> {
     const filled = await time(() => history(file));
     store = openSqliteStore({ path: file });
     const mb = (f: string) => `${(statSync(f).size / 1024 ** 2).toFixed(0)} MB`;
-    console.log(`world: ${METERS} meters × ${DAYS} days × ${PER_DAY} = ${(METERS * DAYS * PER_DAY).toLocaleString('en')} samples (+ rollups), ${mb(file)}, made in ${fmt(filled.ms)}`);
+    console.log(
+      `world: ${METERS} meters × ${DAYS} days × ${PER_DAY} = ${(METERS * DAYS * PER_DAY).toLocaleString('en')} samples (+ rollups), ${mb(file)}, made in ${fmt(filled.ms)}`,
+    );
 
     const meta = { createdAt: Date.now(), clock: START + DAYS * 86_400_000, speed: 1 };
     const save = await time(() => store.saveWorldSnapshot('bench', meta));
-    console.log(`snapshot (store.saveWorldSnapshot)   ${fmt(save.ms)}  ${save.value.readings.toLocaleString('en')} readings, file ${mb(join(`${file}.snapshots`, 'bench.sqlite'))}`);
+    console.log(
+      `snapshot (store.saveWorldSnapshot)   ${fmt(save.ms)}  ${save.value.readings.toLocaleString('en')} readings, file ${mb(join(`${file}.snapshots`, 'bench.sqlite'))}`,
+    );
     const restore = await time(() => store.restoreWorldSnapshot('bench', ['events.seq_reserved']));
     console.log(`restore  (store.restoreWorldSnapshot) ${fmt(restore.ms)}`);
     const restore2 = await time(() => store.restoreWorldSnapshot('bench', ['events.seq_reserved']));
@@ -107,7 +118,9 @@ async function main(): Promise<void> {
     console.log(
       `ratios: snapshot ${(save.ms / backup.ms).toFixed(2)}× the backup API (what it uses), ${(save.ms / vacuum.ms).toFixed(2)}× VACUUM INTO; restore ${(restore.ms / backup.ms).toFixed(2)}× the backup API`,
     );
-    console.log(`targets: snapshot ≤ 2 s ${save.ms <= 2000 ? 'met' : 'NOT met'}, restore ≤ 2 s ${restore.ms <= 2000 ? 'met' : 'NOT met'}`);
+    console.log(
+      `targets: snapshot ≤ 2 s ${save.ms <= 2000 ? 'met' : 'NOT met'}, restore ≤ 2 s ${restore.ms <= 2000 ? 'met' : 'NOT met'}`,
+    );
   } finally {
     remove();
   }

@@ -36,6 +36,7 @@ interface MetaRow {
 export class SqliteWorldSnapshots {
   readonly #db: Database.Database;
   readonly #dir: string;
+  readonly #path: string;
   /** Called after a restore or reset replaced rows behind the read-through caches. */
   readonly #replaced: () => void;
 
@@ -44,6 +45,7 @@ export class SqliteWorldSnapshots {
     this.#dir =
       path === ':memory:' ? mkdtempSync(join(tmpdir(), 'meterstack-snapshots-')) : `${path}.snapshots`;
     this.#replaced = replaced;
+    this.#path = path;
   }
 
   #file(name: string): string {
@@ -120,16 +122,55 @@ export class SqliteWorldSnapshots {
    * Replaces every world table's rows by the snapshot's in one transaction; settings in `keep` keep
    * their present value. null when there is no such snapshot.
    */
-  restore(name: string, keep: readonly string[]): WorldSnapshotInfo | null {
+  async restore(name: string, keep: readonly string[]): Promise<WorldSnapshotInfo | null> {
     const info = this.get(name);
     if (!info) return null;
-    this.restoreFile(this.#file(name), keep);
+    if (this.#path === ':memory:') this.#restoreByCopy(this.#file(name), keep);
+    else await this.#restoreByBackup(this.#file(name), keep);
     return info;
   }
 
+  /**
+   * A file-backed store: a working copy of the snapshot takes what is not the world from the live file
+   * (the events journal, the owner lease, the kept settings, the schema's bookkeeping), then SQLite's
+   * backup writes it over the live file in one step (one write transaction: readers see the old world
+   * or the new one). 4× faster than copying the rows (bench/snapshots.ts).
+   */
+  async #restoreByBackup(file: string, keep: readonly string[]): Promise<void> {
+    const work = join(this.#dir, `.restoring-${process.pid}.sqlite`);
+    copyFileSync(file, work);
+    const w = new Database(work);
+    try {
+      w.prepare('ATTACH DATABASE ? AS live').run(this.#path);
+      const marks = keep.map(() => '?').join(', ') || 'NULL';
+      w.transaction(() => {
+        for (const t of ['events', 'world_owner', 'schema_migrations'])
+          w.exec(`DELETE FROM main.${t}; INSERT INTO main.${t} SELECT * FROM live.${t};`);
+        w.prepare(`DELETE FROM main.settings WHERE key IN (${marks})`).run(...keep);
+        w.prepare(`INSERT INTO main.settings SELECT * FROM live.settings WHERE key IN (${marks})`).run(
+          ...keep,
+        );
+        w.exec(`DROP TABLE main.${META_TABLE}`);
+      })();
+      w.exec('DETACH DATABASE live');
+      // One step: the first call copies nothing, the next every page (0x7fffffff at a time).
+      await w.backup(this.#path, { progress: () => 0x7fffffff });
+    } finally {
+      w.close();
+      for (const f of [work, `${work}-wal`, `${work}-shm`, `${work}-journal`]) rmSync(f, { force: true });
+      this.#replaced();
+    }
+  }
+
   /** The same, from any snapshot file (checked first): `serve --from-snapshot`. */
-  restoreFile(file: string, keep: readonly string[]): void {
+  async restoreFile(file: string, keep: readonly string[]): Promise<void> {
     checkSnapshotFile(file);
+    if (this.#path === ':memory:') this.#restoreByCopy(file, keep);
+    else await this.#restoreByBackup(file, keep);
+  }
+
+  /** A ':memory:' store: ATTACH the file and copy every world table's rows in one transaction. */
+  #restoreByCopy(file: string, keep: readonly string[]): void {
     const db = this.#db;
     db.prepare('ATTACH DATABASE ? AS snap').run(file);
     // Off around the copy, so SQLite copies each table as it is (its transfer optimization) and the
