@@ -151,13 +151,6 @@ const OPERATIONS = {
     description: '`404` unknown name.',
     response: simResponses({ data: z.literal(true), errors: [...PATH_PARAM, 'not_found'] }),
   },
-  exportSnapshot: {
-    summary: "A world snapshot's portable file",
-    description:
-      'A SQLite file (application/octet-stream), whichever store the service runs on; import it here or into ' +
-      'another service, or start one from it with `serve --from-snapshot` (spec-decisions 110, 115).',
-    // No response schema: the 200 is the file itself, not the envelope (errors are, as everywhere).
-  },
   importSnapshot: {
     summary: 'Take a snapshot file in under `?name=`',
     description:
@@ -173,6 +166,25 @@ const OPERATIONS = {
     response: simResponses({ data: object, errors: ['conflict'] }),
   },
 } as const;
+
+/**
+ * GET /sim/v1/snapshots/{name}/export: its 200 is the file itself, not the envelope, so it is documented
+ * here rather than in OPERATIONS (whose routes all answer the envelope).
+ */
+export const EXPORT_SNAPSHOT_DOC = {
+  tags: ['simulation'],
+  security: [{ adminToken: [] }],
+  operationId: 'exportSnapshot',
+  summary: "A world snapshot's portable file",
+  description:
+    'A SQLite file (application/octet-stream, with Content-Disposition), whichever store the service runs on; ' +
+    'import it here or into another service, or start one from it with `serve --from-snapshot` (spec-decisions ' +
+    '110, 114, 115). `404` unknown name; `409` on an API instance.',
+  response: {
+    200: z.string().meta({ 'x-response-description': 'The snapshot file', format: 'binary' }),
+    ...errorResponses([...ANY_ROUTE, ...PATH_PARAM, 'not_found', 'conflict']),
+  },
+};
 
 export type SimOperation = keyof typeof OPERATIONS;
 

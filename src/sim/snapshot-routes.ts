@@ -16,7 +16,7 @@ import type { WorldSnapshotInfo } from '../store/types.ts';
 import { toIstIso } from '../time/ist.ts';
 import type { ServiceWorld } from '../world/face.ts';
 import type { WorldSnapshots } from '../world/world-snapshots.ts';
-import { simDoc } from './docs.ts';
+import { EXPORT_SNAPSHOT_DOC, simDoc } from './docs.ts';
 import { mapWorldError } from './world-errors.ts';
 
 /** [spec-decisions 114] The largest snapshot file an import takes (1,000 meters × 30 days is ~0.6 GB). */
@@ -114,13 +114,15 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
     },
   );
 
-  r.get(
+  // Not through the zod type provider: its 200 is a stream, not the envelope.
+  app.get(
     '/snapshots/:name/export',
-    { schema: { ...simDoc('exportSnapshot'), params: nameParams } },
+    { schema: { ...EXPORT_SNAPSHOT_DOC, params: nameParams } },
     async (req, reply) => {
+      const { name: snapshot } = req.params as { name: string };
       const tmp = tempFile();
       try {
-        await desk().export(req.params.name, tmp.file).catch(mapWorldError);
+        await desk().export(snapshot, tmp.file).catch(mapWorldError);
       } catch (err) {
         tmp.remove();
         throw err;
@@ -129,7 +131,7 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
       stream.on('close', tmp.remove);
       return reply
         .type('application/octet-stream')
-        .header('content-disposition', `attachment; filename="${req.params.name}.meterstack.sqlite"`)
+        .header('content-disposition', `attachment; filename="${snapshot}.meterstack.sqlite"`)
         .send(stream);
     },
   );
