@@ -158,6 +158,13 @@ export class TwinRegistry {
     this.restore(twins);
   }
 
+  /** Forgets one device's twin (its meter was reset): the next thing it says starts a new one. */
+  forget(deviceId: string): void {
+    this.#pending.failDevice(deviceId);
+    this.#twins.delete(deviceId);
+    this.#offlineHints.delete(deviceId);
+  }
+
   async start(): Promise<void> {
     const client = await connectMqtt({
       url: this.#opts.mqttUrl,

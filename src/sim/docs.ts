@@ -158,6 +158,14 @@ const OPERATIONS = {
       'A file that is not a meterstack snapshot of this schema: `422 validation_error`; a taken name: `409`.',
     response: simResponses({ data: object, status: 201, errors: [...BODY, 'conflict'] }),
   },
+  resetDevice: {
+    summary: 'Reset one virtual meter to how it started',
+    description:
+      'Its readings and reports go; registers zero, relay on, faults cleared; its configuration stays; its balance ' +
+      'is the opening amount again, through one `adjustment` ledger entry (spec-decisions 116). Answers ' +
+      '`{device_id, balance, adjustment}`.',
+    response: simResponses({ data: object, errors: [...PATH_PARAM, 'not_found', 'conflict'] }),
+  },
   resetWorld: {
     summary: 'Empty the world',
     description:

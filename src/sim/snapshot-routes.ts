@@ -26,6 +26,7 @@ const name = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a snapshot name is 1-64
 const nameBody = z.strictObject({ name });
 const nameParams = z.object({ name });
 const importQuery = z.object({ name });
+const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
 
 export function snapshotView(s: WorldSnapshotInfo) {
   return {
@@ -152,6 +153,18 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
       } finally {
         body.remove();
       }
+    },
+  );
+
+  r.post(
+    '/devices/:device_id/reset',
+    { schema: { ...simDoc('resetDevice'), params: deviceParams } },
+    async (req) => {
+      const id = req.params.device_id;
+      if (!world.meter(id) && (await world.store.getDevice(id))?.kind === 'external')
+        throw new ApiError('conflict', `device ${id} is external: no virtual meter runs here to reset`);
+      const { opening, adjustment } = await desk().resetDevice(id).catch(mapWorldError);
+      return success(now(), { device_id: id, balance: opening, adjustment }, 'meter reset');
     },
   );
 

@@ -224,6 +224,8 @@ export interface WorldSnapshotStore {
   importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo>;
   /** Empties every world table in one transaction; settings named in `keep` stay, the others go. */
   resetWorld(keep: readonly string[]): Promise<void>;
+  /** Deletes one device's samples, rollups and reports in one transaction (a per-device reset). */
+  deleteDeviceReadings(devicePk: number): Promise<void>;
 }
 
 export interface Store extends WorldSnapshotStore {

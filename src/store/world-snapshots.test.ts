@@ -149,4 +149,21 @@ describe.each(await storeBackends())('world snapshots on $name', ({ name }) => {
       remove();
     }
   });
+
+  it("deleteDeviceReadings removes one device's samples, rollups and reports, nothing else", async () => {
+    const store = await stores.open();
+    const a = await world(store);
+    const b = await store.createDevice(
+      { ...(await store.getDevice('MTR-A'))!, deviceId: 'MTR-B', mqttSecretHash: 'h' },
+      T0,
+    );
+    await store.insertSamples([sample(b.pk, T0)]);
+    await store.saveDeviceReports([{ devicePk: a.pk, info: '{}', state: '{}', updatedAt: T0 }]);
+    await store.deleteDeviceReadings(a.pk);
+    expect(await store.countSamples(a.pk)).toBe(0);
+    expect(await store.history(a.pk, 'energy', T0, T0 + 86_400_000, 1440)).toEqual([]);
+    expect(await store.loadDeviceReports()).toEqual([]);
+    expect(await store.countSamples(b.pk)).toBe(1);
+    expect(await store.ledgerSince(a.pk, 0)).toHaveLength(1);
+  });
 });

@@ -3,6 +3,7 @@
 // a restore or reset stops every meter, replaces the store's rows and brings the world back from the
 // store as World.open does (World.reload). One such operation at a time, never during an advance.
 
+import { createMeter } from '../../simulator/meter/index.ts';
 import { SEQ_SETTING } from '../events/seq-reserve.ts';
 import { SnapshotFileError, StoreConflictError } from '../store/errors.ts';
 import type { WorldSnapshotInfo } from '../store/types.ts';
@@ -82,6 +83,58 @@ export class WorldSnapshots {
       });
       w.bus.emit('world.reset', { devices });
       return { devices };
+    });
+  }
+
+  /**
+   * [spec-decisions 116] One virtual meter back to how it started, keeping its configuration (model,
+   * mode, tariffs, gateway, load, WiFi, telemetry period): its readings and reports removed, its
+   * registers zero, relay on, faults and remembered commands gone, and its balance the opening amount,
+   * brought there in the ledger by one `adjustment` entry (append-only: no entry is deleted).
+   */
+  async resetDevice(deviceId: string): Promise<{ opening: number; adjustment: number }> {
+    const w = this.#world;
+    return w.exclusive('a device reset', async () => {
+      let opening = 0;
+      let adjustment = 0;
+      await w.replaceMeter(deviceId, async (old, pk) => {
+        const now = w.clock.now();
+        await w.store.deleteDeviceReadings(pk);
+        const entries = await w.store.ledgerSince(pk, 0);
+        opening = entries.find((e) => e.kind === 'opening')?.amount ?? 0;
+        adjustment = opening - entries.reduce((sum, e) => sum + e.amount, 0);
+        let seq = entries.at(-1)?.seq ?? 0;
+        if (adjustment !== 0) {
+          const entry = {
+            devicePk: pk,
+            kind: 'adjustment' as const,
+            amount: adjustment,
+            transactionId: null,
+            createdAt: now,
+          };
+          seq = (await w.store.appendLedger(entry)).entry.seq;
+        }
+        const state = createMeter(
+          {
+            deviceId,
+            model: old.model,
+            firmware: old.firmware,
+            mode: old.mode,
+            ebTariff: old.ebTariff,
+            dgTariff: old.dgTariff,
+            activeTariff: old.activeTariff,
+            pgEnabled: old.pgEnabled,
+            balance: opening,
+            load: old.load,
+            seed: old.seed,
+            wifi: { ssid: old.wifi.ssid, password: old.wifi.password },
+            telemetryPeriodMs: old.telemetryPeriodMs,
+          },
+          now,
+        );
+        return { state, ledgerSeq: seq };
+      });
+      return { opening, adjustment };
     });
   }
 

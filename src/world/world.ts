@@ -378,6 +378,36 @@ export class World {
     }
   }
 
+  /**
+   * Replaces one virtual meter: the old one retired (as in `reload`), then `make` (given its state and
+   * pk, and run while no meter of that id exists) returns the new state and the ledger seq it includes;
+   * the new one starts with the same login, online as the old was. Call in `exclusive`.
+   */
+  async replaceMeter(
+    deviceId: string,
+    make: (old: MeterState, pk: number) => Promise<{ state: MeterState; ledgerSeq: number }>,
+  ): Promise<VirtualMeter> {
+    const old = this.fleet.get(deviceId);
+    const meta = this.#meta.get(deviceId);
+    if (!old || !meta) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+    old.tick(this.clock.now());
+    await this.settle();
+    this.fleet.remove(deviceId);
+    this.#meta.delete(deviceId);
+    await old.retire();
+    await this.twins.settled();
+    await this.#writer.flush();
+    this.twins.forget(deviceId);
+    const { state, ledgerSeq } = await make(old.state, meta.pk);
+    const meter = await this.#startMeter(state, meta.secret, ledgerSeq, meta.pk, old.online);
+    await this.saveSnapshots();
+    if (meter.online) {
+      await this.twins.waitForAvailability(deviceId, true);
+      await this.#stored(meter, Date.now() + 5_000);
+    }
+    return meter;
+  }
+
   /** Holds the fleet's ticks while `fn` runs, everything before it stored: a snapshot in one piece. */
   async held<T>(fn: () => Promise<T>): Promise<T> {
     this.fleet.pause();

@@ -287,4 +287,7 @@ export class PostgresStore implements Store {
   resetWorld(keep: readonly string[]): Promise<void> {
     return this.#world.reset(keep);
   }
+  deleteDeviceReadings(devicePk: number): Promise<void> {
+    return this.#world.deleteDeviceReadings(devicePk);
+  }
 }

@@ -169,6 +169,13 @@ export class PgWorldSnapshots {
     }
   }
 
+  async deleteDeviceReadings(devicePk: number): Promise<void> {
+    await inTransaction(this.#pool, async (c) => {
+      for (const t of ['samples', 'samples_15m', 'samples_1d', 'device_reports'])
+        await c.query(`DELETE FROM ${t} WHERE device_pk = $1`, [devicePk]);
+    });
+  }
+
   /** Every row of the snapshot's table `t`, in pages (for the portable file). */
   async *rows(name: string, t: string, page = 20_000): AsyncGenerator<Record<string, unknown>[]> {
     const row = await this.#row(name);

@@ -284,4 +284,7 @@ export class SqliteStore implements Store {
   async resetWorld(keep: readonly string[]): Promise<void> {
     this.#world.reset(keep);
   }
+  async deleteDeviceReadings(devicePk: number): Promise<void> {
+    this.#world.deleteDeviceReadings(devicePk);
+  }
 }

@@ -192,6 +192,13 @@ export class SqliteWorldSnapshots {
     }
   }
 
+  deleteDeviceReadings(devicePk: number): void {
+    this.#db.transaction(() => {
+      for (const t of ['samples', 'samples_15m', 'samples_1d', 'device_reports'])
+        this.#db.prepare(`DELETE FROM ${t} WHERE device_pk = ?`).run(devicePk);
+    })();
+  }
+
   /** Empties every world table in one transaction; settings in `keep` stay, the others go. */
   reset(keep: readonly string[]): void {
     const db = this.#db;
