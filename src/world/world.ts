@@ -184,6 +184,7 @@ export class World {
   async provisionDevice(
     input: NewDeviceInput,
   ): Promise<{ device: DeviceRecord; secret: string; meter: VirtualMeter | null }> {
+    this.#idle('a device cannot be provisioned');
     if (!(await this.store.getAccount(input.accountId)))
       throw new WorldError('not_found', `account ${input.accountId} not found`);
     if (input.spaceId !== null) {
@@ -282,6 +283,7 @@ export class World {
     const ctx = { deviceId, accountId: this.#accounts.get(deviceId) };
     const data = { transaction_id: transactionId, amount };
     try {
+      this.#idle('a recharge cannot be applied');
       const { balance, applied, ledgerSeq } = await this.#ledger.recharge(deviceId, amount, transactionId);
       const outcome = applied ? 'applied' : 'duplicate';
       this.bus.emit('money.recharge', { outcome, ...data, ledger_seq: ledgerSeq, balance }, ctx);
@@ -324,6 +326,11 @@ export class World {
     } finally {
       this.#advances--;
     }
+  }
+
+  /** [spec-decisions 111] `what` waits for no whole-world operation: a conflict while one runs. */
+  #idle(what: string): void {
+    if (this.#busy) throw new WorldError('conflict', `${what} while ${this.#busy} runs; try again when it is done`);
   }
 
   /**
