@@ -31,7 +31,7 @@ import { loadTwins, saveReports } from './twin-reports.ts';
 import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
 import { WorldSnapshots } from './world-snapshots.ts';
 
-/** Meters a restore restarts at once (bench/snapshots-world.ts: 1,000 meters one by one took ~4 s). */
+/** Meters a restore starts at once when it cannot take an old one on (bench/snapshots-world.ts). */
 const RESTART_PARALLEL = 50;
 
 export interface WorldOptions {
@@ -370,8 +370,12 @@ export class World {
     this.fleet.pause();
     await this.settle();
     await this.saveSnapshots();
-    const meters = this.fleet.removeAll();
-    await Promise.all(meters.map((m) => m.retire()));
+    // Connected meters may be taken on by the restored world (#restore); the others are retired after.
+    const old = new Map(
+      this.fleet.removeAll().map((m) => [m.id, { meter: m, secret: this.#meta.get(m.id)?.secret }]),
+    );
+    await Promise.all([...old.values()].filter((o) => !o.meter.connected).map((o) => o.meter.retire()));
+    for (const [id, o] of old) if (!o.meter.connected) old.delete(id);
     for (const map of [this.#meta, this.#pks, this.#accounts]) map.clear();
     await this.saveSnapshots(); // after any save queued for the meters just gone
     await this.twins.settled();
@@ -382,7 +386,8 @@ export class World {
       if (clock) await this.clock.set(clock.clock, clock.speed);
     } finally {
       this.twins.replace(await loadTwins(this.store, this.clock.now() + MAX_FUTURE_SKEW_MS));
-      await this.#restore(RESTART_PARALLEL);
+      await this.#restore(RESTART_PARALLEL, old);
+      await Promise.all([...old.values()].map((o) => o.meter.retire()));
       await this.saveSnapshots();
       await Promise.all(
         [...this.fleet.meters()].map((m) => m.online && this.twins.waitForAvailability(m.id, true)),
@@ -501,8 +506,15 @@ export class World {
     await this.#writer.close();
   }
 
-  /** `parallel`: meters started at once (a restore's: 1 at open, where the order of the log matters). */
-  async #restore(parallel = 1): Promise<void> {
+  /**
+   * `parallel`: meters started at once (a restore's: 1 at open, where the order of the log matters).
+   * `reuse`: connected meters of the world before (a restore): one that comes back online with the
+   * same login takes its restored state on its connection (VirtualMeter.rebase) and leaves the map.
+   */
+  async #restore(
+    parallel = 1,
+    reuse: Map<string, { meter: VirtualMeter; secret?: string }> = new Map(),
+  ): Promise<void> {
     const devices = await this.store.listDevices();
     for (const d of devices) {
       this.#pks.set(d.deviceId, d.pk);
@@ -529,6 +541,18 @@ export class World {
       }
       const restored = await restoreMeter(this.store, device, snap);
       if (restored.chargedBaseline) this.log('info', `${device.deviceId}: ${CHARGED_BASELINE}`);
+      const kept = reuse.get(device.deviceId);
+      if (kept && restored.body.online && kept.secret === restored.body.secret) {
+        reuse.delete(device.deviceId);
+        kept.meter.rebase(restored.state);
+        this.#meta.set(device.deviceId, {
+          secret: kept.secret,
+          ledgerSeq: restored.ledgerSeq,
+          pk: device.pk,
+        });
+        await this.fleet.add(kept.meter);
+        continue;
+      }
       const start = this.#startMeter(
         restored.state,
         restored.body.secret,
