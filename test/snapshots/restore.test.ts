@@ -2,6 +2,7 @@
 // requests give the same answers as when the snapshot was taken, after a recharge, a relay command, a
 // day's advance, a new device and a new account; what came after is gone. Names, conflicts, reset.
 
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAccount, ok, provision, startTestService, type TestService } from '../helpers/service.ts';
 import { failed, invalid, type Tenant, tenant, type V2, v2Client } from '../helpers/v2.ts';
@@ -13,6 +14,20 @@ let t: TestService;
 let v2: V2;
 let a: Tenant;
 let other: string;
+let late: string;
+
+/** The retained messages under `meterstack/v1/{id}/`, by channel, as a fresh subscriber gets them. */
+async function retained(id: string): Promise<Record<string, string>> {
+  const c = await mqtt.connectAsync(t.svc.mqttUrl, { username: 'admin', password: t.svc.adminToken });
+  const got: Record<string, string> = {};
+  c.on('message', (topic, payload, packet) => {
+    if (packet.retain) got[topic.split('/').at(-1)!] = payload.toString();
+  });
+  await c.subscribeAsync(`meterstack/v1/${id}/+`);
+  await new Promise((r) => setTimeout(r, 300));
+  await c.endAsync();
+  return got;
+}
 
 beforeAll(async () => {
   // speed 0: only advances move the clock, so the answers before and after can be compared exactly.
@@ -57,7 +72,7 @@ describe('POST /sim/v1/snapshots/{name}/restore', () => {
     ok(await t.sim('POST', `/devices/${a.deviceId}/recharge`, { amount: 5_000, transaction_id: 'after-1' }));
     expect((await v2('PUT', `/devices/${other}/relay`, { state: false }, a.key)).status).toBe(200);
     ok(await t.sim('POST', '/clock/advance', { seconds: DAY_S }));
-    const late = await provision(t.sim, { account_id: a.accountId });
+    late = (await provision(t.sim, { account_id: a.accountId })).device_id;
     const c = await newAccount(t.sim, 'later');
     const changed = { a: await look(a.deviceId), other: await look(other) };
     expect(changed.a).not.toEqual(before.a);
@@ -68,8 +83,8 @@ describe('POST /sim/v1/snapshots/{name}/restore', () => {
     expect({ a: await look(a.deviceId), other: await look(other) }).toEqual(before);
 
     // The device and the account made after the snapshot are gone, the key with them.
-    failed(await v2('GET', `/devices/${late.device_id}/`, undefined, a.key), 400, 'device_not_found');
-    expect((await t.sim('GET', `/devices/${late.device_id}`)).status).toBe(404);
+    failed(await v2('GET', `/devices/${late}/`, undefined, a.key), 400, 'device_not_found');
+    expect((await t.sim('GET', `/devices/${late}`)).status).toBe(404);
     failed(await v2('GET', '/spaces/', undefined, c.api_key), 401, 'authentication_error');
     // The transaction id used after the snapshot is free again: the ledger is as it was.
     const again = ok(
@@ -81,6 +96,14 @@ describe('POST /sim/v1/snapshots/{name}/restore', () => {
     expect(again.applied).toBe(true);
     expect(ok(await t.sim<{ disagreements: unknown[] }>('GET', '/ledger')).disagreements).toEqual([]);
   }, 120_000);
+
+  it('on the broker: a device gone with the restore left no retained message; the others say the restored world', async () => {
+    expect(await retained(late)).toEqual({});
+    const kept = await retained(other);
+    expect(Object.keys(kept).sort()).toEqual(['availability', 'info', 'state']);
+    expect(JSON.parse(kept.availability!)).toMatchObject({ online: true });
+    expect(JSON.parse(kept.state!)).toMatchObject({ relay_commanded: true, relay_state: true });
+  });
 
   it('bad names, unknown and taken names: the envelope, nothing changed', async () => {
     const before = await look(a.deviceId);
