@@ -55,7 +55,7 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
     if (!world.snapshots)
       throw new ApiError(
         'conflict',
-        'snapshot files go to and from the world process: call its URL (GET /sim/v1/clock names no instance)',
+        'this is an API instance: snapshot files go to and from the world process, call its URL directly',
       );
     return world.snapshots;
   };
