@@ -75,6 +75,20 @@ export class VirtualClock {
     return run;
   }
 
+  /**
+   * Puts the clock at `virtual` running at `speed`, back or forward, with no listener living through
+   * it: only for a world snapshot restored (src/world/world-snapshots.ts), whose meters come back as
+   * they were at `virtual`. Waits for an advance under way first.
+   */
+  async set(virtual: number, speed: number): Promise<void> {
+    if (!Number.isFinite(virtual) || !Number.isFinite(speed) || speed < 0)
+      throw new TypeError(`clock set takes a time and a speed >= 0, got ${virtual}, ${speed}`);
+    await this.#advancing;
+    this.#baseWall = this.#wall();
+    this.#baseVirtual = Math.floor(virtual);
+    this.#speed = speed;
+  }
+
   /** Offset of virtual time from wall time, for persisting the clock across restarts. */
   offset(): number {
     return this.now() - this.#wall();

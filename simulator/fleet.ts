@@ -59,10 +59,38 @@ export class Fleet {
     await Promise.all([...this.#meters.values()].map((m) => m.drained()));
   }
 
+  /** Holds the ticks (the clock's jumps still reach the meters): a world snapshot taken in one piece. */
+  pause(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Ticks again after `pause`, if the fleet was started. */
+  resume(): void {
+    if (this.#timer || !this.#unsubscribe) return;
+    this.#timer = setInterval(() => this.tick(), this.#tickMs);
+    this.#timer.unref();
+  }
+
+  /** Takes a meter out (the caller stops or retires it). */
+  remove(deviceId: string): VirtualMeter | undefined {
+    const meter = this.#meters.get(deviceId);
+    this.#meters.delete(deviceId);
+    return meter;
+  }
+
+  /** Takes every meter out (the caller stops or retires them). */
+  removeAll(): VirtualMeter[] {
+    const all = [...this.#meters.values()];
+    this.#meters.clear();
+    return all;
+  }
+
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     this.#unsubscribe?.();
+    this.#unsubscribe = null;
     this.tick();
     await this.drained();
     await Promise.all([...this.#meters.values()].map((m) => m.stop()));

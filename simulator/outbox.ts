@@ -66,6 +66,14 @@ export class TelemetryOutbox {
     return true;
   }
 
+  /** Everything forgotten (a world snapshot restored: these samples belong to the world undone). */
+  clear(): void {
+    this.#queue = [];
+    this.#inFlight.clear();
+    this.#inFlightCount = 0;
+    this.#lastTs = 0;
+  }
+
   /** The link died: everything in flight goes back to the head of the queue, in the order it went out. */
   requeueInFlight(): void {
     const unacked = [...this.#inFlight].flat();

@@ -154,6 +154,41 @@ export class VirtualMeter {
     await this.#disconnect();
   }
 
+  /**
+   * Takes `state` as its own on the same connection (a world snapshot restored, src/world: reconnecting
+   * every meter cost ~3 ms each). Samples not yet published belong to the world undone and are dropped;
+   * connected, it says who it is again [MC-6.3] and sends a connect sample [MC-6.7].
+   */
+  rebase(state: MeterState): void {
+    if (state.deviceId !== this.id) throw new TypeError(`rebase: ${state.deviceId} is not ${this.id}`);
+    this.#state = state;
+    this.#link?.stop(); // the restored world's faults, if any, start a session of their own
+    this.#link = null;
+    this.#outbox.clear();
+    this.#lastQueuedTs = 0;
+    const client = this.#client;
+    this.#announced = false;
+    if (client?.connected) void this.#announce(client);
+  }
+
+  /**
+   * Leaves the broker as if it had never been there: its retained info, state and availability cleared
+   * with empty retained payloads [MQTT-3.3.1-10], no goodbye. For a world snapshot restored or a reset
+   * (src/world/world-snapshots.ts): what it said must not contradict the world that follows.
+   */
+  async retire(): Promise<void> {
+    const client = this.#client;
+    if (client?.connected) {
+      const channels = ['info', 'state', 'availability'] as const;
+      await Promise.all(
+        channels.map((c) =>
+          client.publishAsync(topicFor(this.id, c), '', { qos: 1, retain: true }).catch(() => undefined),
+        ),
+      );
+    }
+    await this.#disconnect(false);
+  }
+
   #apply(event: MeterEvent, now: number): CommandReply | undefined {
     const before = this.#state;
     const { state, effects } = step(before, event, now);
@@ -360,12 +395,12 @@ export class VirtualMeter {
     this.#onAnnounced = null;
   }
 
-  async #disconnect(): Promise<void> {
+  async #disconnect(goodbye = true): Promise<void> {
     const client = this.#client;
     if (!client) return;
     this.#client = null;
     this.#announced = false;
-    if (client.connected) {
+    if (client.connected && goodbye) {
       await new Promise<void>((resolve) =>
         client.publish(
           topicFor(this.id, 'availability'),

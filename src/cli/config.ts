@@ -32,6 +32,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --db PATH|URL       SQLite file or :memory: (default ./data/meterstack.db), or  METERSTACK_DB
                       postgres://user:pass@host:port/db[?schema=NAME] (src/store/README.md)
                       a file's directory must exist (only the default ./data is created)
+  --from-snapshot FILE  start with the world of a snapshot file (GET /sim/v1/snapshots/{name}/export);
+                      the --db must hold no world yet; no demo world is made
   --admin-token T     token for /sim/v1 and the broker's admin login, at least 8 characters
                       (generated and printed if not given)                  METERSTACK_ADMIN_TOKEN
   --api-key K         the demo account's API key (default msk_demo)         METERSTACK_API_KEY
@@ -77,6 +79,7 @@ const OPTIONS = {
   redis: { type: 'string' },
   'broker-logins': { type: 'string' },
   db: { type: 'string' },
+  'from-snapshot': { type: 'string' },
   'admin-token': { type: 'string' },
   'api-key': { type: 'string' },
   speed: { type: 'string' },
@@ -210,6 +213,8 @@ export function parseServeConfig(
       config: Omit<ServiceConfig, 'log'>;
       logging: LoggingConfig;
       generatedAdminToken: boolean;
+      /** `--from-snapshot FILE`: the world to start with (from-snapshot.ts). */
+      fromSnapshot?: string;
     } {
   let values: Record<string, unknown>;
   try {
@@ -234,6 +239,9 @@ export function parseServeConfig(
   const broker = brokerUrl(pick(values, env, 'broker'));
   const apiOnly = bool(values, env, 'api-only');
   if (apiOnly) checkApiOnly(values, env, broker, db);
+  const fromSnapshot = typeof values['from-snapshot'] === 'string' ? values['from-snapshot'] : undefined;
+  if (fromSnapshot !== undefined && apiOnly)
+    throw new ConfigError("--from-snapshot is the world process's to give, not an --api-only instance's");
   const limit = (flag: string, def: number, min: number, max = 1_000_000_000) =>
     int(pick(values, env, flag), flag, def, min, max);
   const http = DEFAULT_HTTP_LIMITS;
@@ -258,6 +266,7 @@ export function parseServeConfig(
   return {
     help: false,
     generatedAdminToken: given === undefined,
+    ...(fromSnapshot === undefined ? {} : { fromSnapshot }),
     logging: {
       format: oneOf(
         pick(values, env, 'log-format'),
@@ -282,7 +291,8 @@ export function parseServeConfig(
       adminToken: given ?? `adm_${randomBytes(18).toString('base64url')}`,
       apiKey,
       speed,
-      demo: !apiOnly && !bool(values, env, 'no-demo'),
+      // A world from a snapshot is that world alone (spec-decisions 115).
+      demo: !apiOnly && fromSnapshot === undefined && !bool(values, env, 'no-demo'),
       strictPort: bool(values, env, 'strict-port'),
       rateLimit: int(pick(values, env, 'rate-limit'), 'rate-limit', 100, 0, 1_000_000_000),
       commandTimeoutMs: int(pick(values, env, 'command-timeout-ms'), 'command-timeout-ms', 5000, 1, 600_000),

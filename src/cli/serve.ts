@@ -8,6 +8,7 @@ import { DEMO_METERS } from '../world/demo.ts';
 import { demoNote } from '../world/demo-notes.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
+import { FromSnapshotError, seedFromSnapshot } from './from-snapshot.ts';
 
 type Level = 'info' | 'warn' | 'error';
 
@@ -29,6 +30,15 @@ export async function runServe(argv: string[]): Promise<void> {
   if (config.apiOnly) {
     const { runApiInstance } = await import('./serve-api.ts');
     return runApiInstance(config, logging, parsed.generatedAdminToken);
+  }
+  if (parsed.fromSnapshot !== undefined) {
+    try {
+      await seedFromSnapshot(config.db, parsed.fromSnapshot, config.createDbDir ?? false);
+    } catch (err) {
+      process.stderr.write(`meterstack serve: ${(err as Error).message}\n`);
+      process.exitCode = err instanceof FromSnapshotError ? 2 : 1;
+      return;
+    }
   }
   const logger = createLogger(logging);
   // Every line is pino's. Before the bus exists (store open, lease) the service's messages are

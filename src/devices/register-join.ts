@@ -33,6 +33,17 @@ export class RegisterJoins {
     this.#held.set(deviceId, register);
   }
 
+  /** A meter reset or a world restored: its series starts again (the store's row went with it). */
+  forget(deviceId?: string): void {
+    if (deviceId === undefined) {
+      this.#held.clear();
+      this.#unsaved.clear();
+    } else {
+      this.#held.delete(deviceId);
+      this.#unsaved.delete(deviceId);
+    }
+  }
+
   held(deviceId: string): RegisterContinuity {
     return this.#held.get(deviceId) ?? FIRST_REGISTER;
   }

@@ -162,6 +162,26 @@ export class TwinRegistry {
     }
   }
 
+  /**
+   * Forgets every twin and puts back `twins` instead (a world snapshot restored, a reset): commands in
+   * flight fail, hints go. Call once the meters that fed the old twins are gone.
+   */
+  replace(twins: Iterable<RestoredTwin>): void {
+    this.#pending.failAll();
+    this.#twins.clear();
+    this.#offlineHints.clear();
+    this.#registers.forget();
+    this.restore(twins);
+  }
+
+  /** Forgets one device's twin (its meter was reset): the next thing it says starts a new one. */
+  forget(deviceId: string): void {
+    this.#pending.failDevice(deviceId);
+    this.#twins.delete(deviceId);
+    this.#offlineHints.delete(deviceId);
+    this.#registers.forget(deviceId);
+  }
+
   async start(): Promise<void> {
     const client = await connectMqtt({
       url: this.#opts.mqttUrl,
@@ -326,6 +346,8 @@ export class TwinRegistry {
     const parsed = parseTopic(topic);
     if (!parsed || parsed.channel === 'cmd') return;
     const { deviceId, channel } = parsed;
+    // [MQTT-3.3.1-10] An empty retained publish clears a topic (a retired meter's, world-snapshots.ts): no message.
+    if (payload.length === 0) return;
     // [MC-2.7] Events are never retained; one that is would replay old telemetry or answer a new command.
     if (retain && (channel === 'telemetry' || channel === 'reply')) {
       this.#refusals.refuse('retained', deviceId, () => `retained ${channel} of ${deviceId}`);

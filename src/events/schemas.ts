@@ -122,6 +122,19 @@ export const EVENT_DATA = {
   'clock.advanced': z.object({ from: Ms, to: Ms }),
   'clock.speed': z.object({ speed: z.number(), was: z.number() }),
 
+  // ---- the whole world (issue 12 §2, spec-decisions 110-116) ----
+  /** A named snapshot was saved: what it holds and the virtual time it was taken at. */
+  'world.snapshot': z.object({
+    name: z.string(),
+    clock: Ms,
+    devices: z.int().nonnegative(),
+    readings: z.int().nonnegative(),
+  }),
+  /** The world was put back as snapshot `name` was; the clock went from `from` to `to` (back, usually). */
+  'world.restored': z.object({ name: z.string(), from: Ms, to: Ms, devices: z.int().nonnegative() }),
+  /** Every account, key, space, device, meter, ledger entry and reading removed; `devices` is how many went. */
+  'world.reset': z.object({ devices: z.int().nonnegative() }),
+
   // ---- telemetry, summarised: never one event per sample ----
   /** Per second at most: the meters that reported since the last one, with their newest values. */
   'telemetry.summary': z.object({
@@ -161,6 +174,9 @@ export const DURABLE_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'meter.register_reset',
   'meter.register_rollover',
   'meter.replaced',
+  // Money went back or away with them: the journal keeps saying so.
+  'world.restored',
+  'world.reset',
 ]);
 
 export interface MeterEvent<T extends EventType = EventType> {

@@ -31,6 +31,7 @@ export class ApiWorld implements ServiceWorld {
   readonly mqttUrl: string;
   readonly fleet = { meters: () => [].values() };
   readonly workers = null;
+  readonly snapshots = null;
   readonly reconciliation = { checkedAtStart: 0, disagreementsAtStart: 0 };
   readonly #accounts: Accounts;
 

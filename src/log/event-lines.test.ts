@@ -260,6 +260,9 @@ describe('event lines (issue 9 §2)', () => {
       'contract.refused': { reason: 'bad payload', count: 3, detail: 'telemetry' },
       'clock.advanced': { from: 0, to: 1 },
       'clock.speed': { speed: 10, was: 1 },
+      'world.snapshot': { name: 'base', clock: 5, devices: 2, readings: 9 },
+      'world.restored': { name: 'base', from: 9, to: 5, devices: 2 },
+      'world.reset': { devices: 2 },
       'telemetry.summary': { interval_ms: 1000, messages: 0, samples: 0, meters: [] },
       log: { level: 'error', msg: 'boom' },
     };

@@ -190,6 +190,20 @@ export const LINES: LineTable = {
     msg: (d) => `clock advanced ${duration(d.to - d.from)} to ${toIstIsoSeconds(d.to)}`,
   },
   'clock.speed': { level: 'info', msg: (d) => `clock speed ${d.was}x → ${d.speed}x` },
+  'world.snapshot': {
+    level: 'info',
+    msg: (d) =>
+      `world snapshot ${d.name} saved: ${d.devices} devices, ${d.readings} readings, at ${toIstIsoSeconds(d.clock)}`,
+  },
+  'world.restored': {
+    level: 'warn',
+    msg: (d) =>
+      `world restored from snapshot ${d.name}: ${d.devices} devices, clock ${toIstIsoSeconds(d.from)} → ${toIstIsoSeconds(d.to)}`,
+  },
+  'world.reset': {
+    level: 'warn',
+    msg: (d) => `world reset: ${d.devices} devices removed with their readings and ledger`,
+  },
   'telemetry.summary': {
     level: 'debug',
     msg: (d) =>

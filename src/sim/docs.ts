@@ -162,7 +162,74 @@ const OPERATIONS = {
     description: "Each virtual meter's reported state, and each external device's twin view.",
     response: simResponses({ data: list }),
   },
+  saveSnapshot: {
+    summary: 'Save the whole world as a named snapshot',
+    description:
+      'Accounts, keys, spaces, devices, meter states, ledger, readings and the clock (spec-decisions 110). ' +
+      'Answers `201 {name, created_at, clock, clock_ms, speed, devices, readings, bytes}`; `409` if the name exists ' +
+      'or another snapshot, restore, reset or clock advance runs, or fleet workers host meters.',
+    response: simResponses({ data: object, status: 201, errors: [...BODY, 'conflict'] }),
+  },
+  listSnapshots: {
+    summary: 'List the saved world snapshots',
+    description: 'Oldest first, each as `saveSnapshot` answers it.',
+    response: simResponses({ data: list }),
+  },
+  restoreSnapshot: {
+    summary: 'Put the world back as a snapshot saved it',
+    description:
+      "Every meter stops and comes back as it was; the clock goes to the snapshot's; the events journal keeps " +
+      'going with a `world.restored` event (spec-decisions 111, 112). `404` unknown name; `409` while another ' +
+      'snapshot, restore, reset or clock advance runs.',
+    response: simResponses({ data: object, errors: [...PATH_PARAM, 'not_found', 'conflict'] }),
+  },
+  deleteSnapshot: {
+    summary: 'Delete a world snapshot',
+    description: '`404` unknown name.',
+    response: simResponses({ data: z.literal(true), errors: [...PATH_PARAM, 'not_found'] }),
+  },
+  importSnapshot: {
+    summary: 'Take a snapshot file in under `?name=`',
+    description:
+      'The body is the file as `exportSnapshot` gave it (application/octet-stream, at most 2 GiB: `413` over). ' +
+      'A file that is not a meterstack snapshot of this schema: `422 validation_error`; a taken name: `409`.',
+    response: simResponses({ data: object, status: 201, errors: [...BODY, 'conflict'] }),
+  },
+  resetDevice: {
+    summary: 'Reset one virtual meter to how it started',
+    description:
+      'Its readings and reports go; registers zero, relay on, faults cleared; its configuration stays; its balance ' +
+      'is the opening amount again, through one `adjustment` ledger entry (spec-decisions 116). Answers ' +
+      '`{device_id, balance, adjustment}`.',
+    response: simResponses({ data: object, errors: [...PATH_PARAM, 'not_found', 'conflict'] }),
+  },
+  resetWorld: {
+    summary: 'Empty the world',
+    description:
+      'Every account, key, space, device, meter, ledger entry and reading goes; the clock and the admin token ' +
+      'stay (spec-decisions 113). Answers `{devices_removed}`.',
+    response: simResponses({ data: object, errors: ['conflict'] }),
+  },
 } as const;
+
+/**
+ * GET /sim/v1/snapshots/{name}/export: its 200 is the file itself, not the envelope, so it is documented
+ * here rather than in OPERATIONS (whose routes all answer the envelope).
+ */
+export const EXPORT_SNAPSHOT_DOC = {
+  tags: ['simulation'],
+  security: [{ adminToken: [] }],
+  operationId: 'exportSnapshot',
+  summary: "A world snapshot's portable file",
+  description:
+    'A SQLite file (application/octet-stream, with Content-Disposition), whichever store the service runs on; ' +
+    'import it here or into another service, or start one from it with `serve --from-snapshot` (spec-decisions ' +
+    '110, 114, 115). `404` unknown name; `409` on an API instance.',
+  response: {
+    200: z.string().meta({ 'x-response-description': 'The snapshot file', format: 'binary' }),
+    ...errorResponses([...ANY_ROUTE, ...PATH_PARAM, 'not_found', 'conflict']),
+  },
+};
 
 export type SimOperation = keyof typeof OPERATIONS;
 

@@ -16,6 +16,9 @@ export const LOCAL_SIM_ROUTES: ReadonlySet<string> = new Set([
   'GET /clock',
   'GET /events',
   'GET /events/stream',
+  // Files, not JSON: an instance answers 409 naming the world process, which takes them (snapshot-routes.ts).
+  'GET /snapshots/:name/export',
+  'POST /snapshots/import',
 ]);
 
 export type SimForward = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;

@@ -19,6 +19,7 @@ import { fleetView } from './fleet.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
 import { replaceRoutes } from './replace-routes.ts';
 import * as s from './schemas.ts';
+import { snapshotRoutes } from './snapshot-routes.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 import { mapWorldError } from './world-errors.ts';
 
@@ -62,6 +63,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   }
   eventRoutes(app, { views: opts.events, now });
   await workerRoutes(app, { world });
+  await app.register(snapshotRoutes, { world });
 
   /**
    * The virtual meter `id`. An external device exists but has no meter here: 409 `conflict` saying so

@@ -25,3 +25,8 @@ export class StoreOpenError extends Error {
     super(message);
   }
 }
+
+/** A file offered as a world snapshot is not one of ours, or not of this build's schema (spec-decisions 110). */
+export class SnapshotFileError extends Error {
+  override readonly name = 'SnapshotFileError';
+}

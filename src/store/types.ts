@@ -195,7 +195,51 @@ export interface StoredEventQuery {
   newest?: boolean;
 }
 
-export interface Store {
+/** What a world snapshot says of itself when saved (spec-decisions 110). */
+export interface WorldSnapshotMeta {
+  /** Wall ms when it was taken. */
+  createdAt: number;
+  /** The virtual clock it was taken at, and the clock's speed then. */
+  clock: number;
+  speed: number;
+}
+
+export interface WorldSnapshotInfo extends WorldSnapshotMeta {
+  name: string;
+  devices: number;
+  /** Stored telemetry samples. */
+  readings: number;
+  /** Size of its portable file. */
+  bytes: number;
+}
+
+/**
+ * World snapshots (issue 12 §2): every world table (world-tables.ts) saved by name inside the store,
+ * put back in one transaction, and carried between stores as a SQLite file (either backend).
+ * Names match SNAPSHOT_NAME; the caller checks them.
+ */
+export interface WorldSnapshotStore {
+  /** StoreConflictError when `name` exists. */
+  saveWorldSnapshot(name: string, meta: WorldSnapshotMeta): Promise<WorldSnapshotInfo>;
+  listWorldSnapshots(): Promise<WorldSnapshotInfo[]>;
+  getWorldSnapshot(name: string): Promise<WorldSnapshotInfo | null>;
+  /**
+   * Replaces every world table's rows with the snapshot's, in one transaction; the settings named in
+   * `keep` keep their present value. null (and nothing changed) when there is no such snapshot.
+   */
+  restoreWorldSnapshot(name: string, keep: readonly string[]): Promise<WorldSnapshotInfo | null>;
+  deleteWorldSnapshot(name: string): Promise<boolean>;
+  /** Writes the snapshot's portable file to `file`; false when there is no such snapshot. */
+  exportWorldSnapshot(name: string, file: string): Promise<boolean>;
+  /** Takes a portable file in as snapshot `name`: SnapshotFileError if it is not one, StoreConflictError if the name exists. */
+  importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo>;
+  /** Empties every world table in one transaction; settings named in `keep` stay, the others go. */
+  resetWorld(keep: readonly string[]): Promise<void>;
+  /** Deletes one device's samples, rollups and reports in one transaction (a per-device reset). */
+  deleteDeviceReadings(devicePk: number): Promise<void>;
+}
+
+export interface Store extends WorldSnapshotStore {
   close(): Promise<void>;
 
   createAccount(name: string, now: number): Promise<Account>;

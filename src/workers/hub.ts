@@ -102,6 +102,11 @@ export class WorkerHub {
     });
   }
 
+  /** Every device a fleet worker hosts, with its worker. */
+  hosted(): { deviceId: string; worker: string }[] {
+    return [...this.#hosted.values()].map((h) => ({ deviceId: h.deviceId, worker: h.worker }));
+  }
+
   /** The worker that hosts `deviceId`, if one does. */
   hostOf(deviceId: string): string | undefined {
     return this.#hosted.get(deviceId)?.worker;

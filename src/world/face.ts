@@ -5,6 +5,7 @@
 import type { Fleet } from '../../simulator/fleet.ts';
 import type { WorkerHub } from '../workers/hub.ts';
 import type { World } from './world.ts';
+import type { WorldSnapshots } from './world-snapshots.ts';
 
 /** A clock to read: the world's VirtualClock, or an instance's copy that follows it. */
 export interface ClockView {
@@ -37,4 +38,6 @@ export type ServiceWorld = Pick<
   readonly fleet: Pick<Fleet, 'meters'>;
   /** The fleet workers' meters (src/workers); null on an API instance, which forwards worker routes. */
   readonly workers: WorkerHub | null;
+  /** Whole-world snapshots (world-snapshots.ts); null on an API instance, which forwards them. */
+  readonly snapshots: WorldSnapshots | null;
 };

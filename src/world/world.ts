@@ -30,6 +30,10 @@ import { hashSecret, newToken } from './secrets.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
 import { loadTwins, saveRegister, saveReports } from './twin-reports.ts';
 import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
+import { WorldSnapshots } from './world-snapshots.ts';
+
+/** Meters a restore starts at once when it cannot take an old one on (bench/snapshots-world.ts). */
+const RESTART_PARALLEL = 50;
 
 export interface WorldOptions {
   store: Store;
@@ -68,7 +72,12 @@ export class World {
   readonly #accountsDesk: Accounts;
   /** The fleet workers' meters: known here, run elsewhere (src/workers). */
   readonly workers: WorkerHub;
+  /** Whole-world snapshots, restore and reset (world-snapshots.ts). */
+  readonly snapshots: WorldSnapshots = new WorldSnapshots(this);
   #closed = false;
+  /** The whole-world operation under way (a snapshot, restore or reset), if any; and advances running. */
+  #busy: string | null = null;
+  #advances = 0;
 
   private constructor(opts: WorldOptions) {
     this.#opts = opts;
@@ -180,6 +189,7 @@ export class World {
   async provisionDevice(
     input: NewDeviceInput,
   ): Promise<{ device: DeviceRecord; secret: string; meter: VirtualMeter | null }> {
+    this.#idle('a device cannot be provisioned');
     if (!(await this.store.getAccount(input.accountId)))
       throw new WorldError('not_found', `account ${input.accountId} not found`);
     if (input.spaceId !== null) {
@@ -278,6 +288,7 @@ export class World {
     const ctx = { deviceId, accountId: this.#accounts.get(deviceId) };
     const data = { transaction_id: transactionId, amount };
     try {
+      this.#idle('a recharge cannot be applied');
       const { balance, applied, ledgerSeq } = await this.#ledger.recharge(deviceId, amount, transactionId);
       const outcome = applied ? 'applied' : 'duplicate';
       this.bus.emit('money.recharge', { outcome, ...data, ledger_seq: ledgerSeq, balance }, ctx);
@@ -326,11 +337,124 @@ export class World {
    * are durable before this resolves (a crash right after must not put the clock back).
    */
   async advance(ms: number): Promise<{ from: number; to: number }> {
-    const jump = await this.clock.advance(ms);
+    if (this.#busy) throw new WorldError('conflict', `the clock cannot advance while ${this.#busy} runs`);
+    this.#advances++;
+    try {
+      const jump = await this.clock.advance(ms);
+      await this.settle();
+      await this.saveSnapshots();
+      this.bus.emit('clock.advanced', jump);
+      return jump;
+    } finally {
+      this.#advances--;
+    }
+  }
+
+  /** [spec-decisions 111] `what` waits for no whole-world operation: a conflict while one runs. */
+  #idle(what: string): void {
+    if (this.#busy)
+      throw new WorldError('conflict', `${what} while ${this.#busy} runs; try again when it is done`);
+  }
+
+  /**
+   * [spec-decisions 111] Runs a whole-world operation (`what`: "a snapshot", "a restore", ...) alone:
+   * a conflict while another one or a clock advance runs, or while meters run in fleet workers.
+   */
+  async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const busy = this.#busy ?? (this.#advances > 0 ? 'a clock advance' : null);
+    if (busy)
+      throw new WorldError('conflict', `${what} cannot start while ${busy} runs; try again when it is done`);
+    const hosted = this.workers.hosted();
+    if (hosted.length > 0) {
+      const names = [...new Set(hosted.map((h) => h.worker))].join(', ');
+      throw new WorldError(
+        'conflict',
+        `${what} is not supported while fleet workers host meters (${hosted.length} in ${names}): stop them first`,
+      );
+    }
+    this.#busy = what;
+    try {
+      return await fn();
+    } finally {
+      this.#busy = null;
+    }
+  }
+
+  /**
+   * Stops every meter (retired: its retained messages cleared), lets `replace` change the store's rows,
+   * then brings the world back from the store as `open` does, the clock at what `replace` returned. If
+   * `replace` throws, the store is as it was and so is the world that comes back. Call in `exclusive`.
+   */
+  async reload(replace: () => Promise<{ clock: number; speed: number } | null>): Promise<void> {
+    this.fleet.pause();
     await this.settle();
     await this.saveSnapshots();
-    this.bus.emit('clock.advanced', jump);
-    return jump;
+    // Connected meters may be taken on by the restored world (#restore); the others are retired after.
+    const old = new Map(
+      this.fleet.removeAll().map((m) => [m.id, { meter: m, secret: this.#meta.get(m.id)?.secret }]),
+    );
+    await Promise.all([...old.values()].filter((o) => !o.meter.connected).map((o) => o.meter.retire()));
+    for (const [id, o] of old) if (!o.meter.connected) old.delete(id);
+    for (const map of [this.#meta, this.#pks, this.#accounts]) map.clear();
+    await this.saveSnapshots(); // after any save queued for the meters just gone
+    await this.twins.settled();
+    await this.#writer.flush();
+    await this.twins.saveReports();
+    try {
+      const clock = await replace();
+      if (clock) await this.clock.set(clock.clock, clock.speed);
+    } finally {
+      this.twins.replace(await loadTwins(this.store, this.clock.now() + MAX_FUTURE_SKEW_MS));
+      await this.#restore(RESTART_PARALLEL, old);
+      await Promise.all([...old.values()].map((o) => o.meter.retire()));
+      await this.saveSnapshots();
+      await Promise.all(
+        [...this.fleet.meters()].map((m) => m.online && this.twins.waitForAvailability(m.id, true)),
+      );
+      this.fleet.resume();
+    }
+  }
+
+  /**
+   * Replaces one virtual meter: the old one retired (as in `reload`), then `make` (given its state and
+   * pk, and run while no meter of that id exists) returns the new state and the ledger seq it includes;
+   * the new one starts with the same login, online as the old was. Call in `exclusive`.
+   */
+  async swapMeter(
+    deviceId: string,
+    make: (old: MeterState, pk: number) => Promise<{ state: MeterState; ledgerSeq: number }>,
+  ): Promise<VirtualMeter> {
+    const old = this.fleet.get(deviceId);
+    const meta = this.#meta.get(deviceId);
+    if (!old || !meta) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+    old.tick(this.clock.now());
+    await this.settle();
+    this.fleet.remove(deviceId);
+    this.#meta.delete(deviceId);
+    await old.retire();
+    await this.twins.settled();
+    await this.#writer.flush();
+    this.twins.forget(deviceId);
+    const { state, ledgerSeq } = await make(old.state, meta.pk);
+    const meter = await this.#startMeter(state, meta.secret, ledgerSeq, meta.pk, old.online);
+    await this.saveSnapshots();
+    if (meter.online) {
+      await this.twins.waitForAvailability(deviceId, true);
+      await this.#stored(meter, Date.now() + 5_000);
+    }
+    return meter;
+  }
+
+  /** Holds the fleet's ticks while `fn` runs, everything before it stored: a snapshot in one piece. */
+  async held<T>(fn: () => Promise<T>): Promise<T> {
+    this.fleet.pause();
+    try {
+      await this.settle();
+      await this.saveSnapshots();
+      return await fn();
+    } finally {
+      this.fleet.resume();
+    }
   }
 
   /**
@@ -406,7 +530,15 @@ export class World {
     await this.#writer.close();
   }
 
-  async #restore(): Promise<void> {
+  /**
+   * `parallel`: meters started at once (a restore's: 1 at open, where the order of the log matters).
+   * `reuse`: connected meters of the world before (a restore): one that comes back online with the
+   * same login takes its restored state on its connection (VirtualMeter.rebase) and leaves the map.
+   */
+  async #restore(
+    parallel = 1,
+    reuse: Map<string, { meter: VirtualMeter; secret?: string }> = new Map(),
+  ): Promise<void> {
     const devices = await this.store.listDevices();
     for (const d of devices) {
       this.#pks.set(d.deviceId, d.pk);
@@ -414,6 +546,7 @@ export class World {
     }
     const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
     await this.#ensureLogins(devices, snapshots);
+    const starting = new Set<Promise<unknown>>();
     for (const device of devices) {
       if (device.kind !== 'virtual') continue;
       const snap = snapshots.get(device.pk);
@@ -432,14 +565,30 @@ export class World {
       }
       const restored = await restoreMeter(this.store, device, snap);
       if (restored.chargedBaseline) this.log('info', `${device.deviceId}: ${CHARGED_BASELINE}`);
-      await this.#startMeter(
+      const kept = reuse.get(device.deviceId);
+      if (kept && restored.body.online && kept.secret === restored.body.secret) {
+        reuse.delete(device.deviceId);
+        kept.meter.rebase(restored.state);
+        this.#meta.set(device.deviceId, {
+          secret: kept.secret,
+          ledgerSeq: restored.ledgerSeq,
+          pk: device.pk,
+        });
+        await this.fleet.add(kept.meter);
+        continue;
+      }
+      const start = this.#startMeter(
         restored.state,
         restored.body.secret,
         restored.ledgerSeq,
         device.pk,
         restored.body.online,
       );
+      starting.add(start);
+      void start.finally(() => starting.delete(start)).catch(() => undefined);
+      if (starting.size >= parallel) await Promise.race(starting);
     }
+    await Promise.all(starting);
   }
 
   /**

@@ -194,6 +194,19 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     failed(await a.v2('GET', `/devices/${t.deviceId}/`, undefined, extra), 401, 'authentication_error');
   });
 
+  it("world snapshots through an instance: saved and listed by the world (forwarded); files are the world's own (409 here) [spec-decisions 111, 114]", async () => {
+    const saved = ok(await a.sim<{ name: string }>('POST', '/snapshots', { name: 'via-a' }), 201);
+    expect(saved.name).toBe('via-a');
+    expect(ok(await world.sim<{ name: string }[]>('GET', '/snapshots')).map((x) => x.name)).toContain(
+      'via-a',
+    );
+    const res = await fetch(`${a.url}/sim/v1/snapshots/via-a/export`, {
+      headers: { 'x-admin-token': TOKEN },
+    });
+    expect(res.status).toBe(409);
+    ok(await b.sim('DELETE', '/snapshots/via-a'));
+  });
+
   it('killing instance A leaves B serving, commands included', async () => {
     const t = await tenant();
     a.proc.proc.kill('SIGKILL');

@@ -93,6 +93,11 @@ export class Accounts {
     );
     return (result.rowCount ?? 0) > 0;
   }
+
+  /** Forgets every cached key: the rows were replaced wholesale (a world snapshot restored). */
+  forget(): void {
+    this.#valid.clear();
+  }
 }
 
 function toAccount(row: AccountRow): Account {

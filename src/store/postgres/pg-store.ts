@@ -24,6 +24,8 @@ import type {
   StoredEvent,
   StoredEventQuery,
   WorldOwner,
+  WorldSnapshotInfo,
+  WorldSnapshotMeta,
 } from '../types.ts';
 import { Accounts } from './accounts.ts';
 import { TYPES } from './db.ts';
@@ -37,7 +39,9 @@ import { RegisterContinuity } from './register-continuity.ts';
 import { Samples } from './samples.ts';
 import { Reports, Settings, Snapshots } from './snapshots.ts';
 import { type PostgresTarget, parsePostgresUrl } from './url.ts';
+import { exportPgSnapshot, importPgSnapshot } from './world-file.ts';
 import { WorldOwnerRow } from './world-owner.ts';
+import { PgWorldSnapshots } from './world-snapshots.ts';
 
 export interface PostgresStoreOptions {
   /** postgres://user:pass@host:port/database[?schema=NAME] (url.ts). */
@@ -108,6 +112,7 @@ export class PostgresStore implements Store {
   readonly #reports: Reports;
   readonly #register: RegisterContinuity;
   readonly #events: Events;
+  readonly #world: PgWorldSnapshots;
 
   constructor(pool: pg.Pool, target: PostgresTarget) {
     this.#pool = pool;
@@ -124,6 +129,7 @@ export class PostgresStore implements Store {
     this.#reports = new Reports(pool);
     this.#register = new RegisterContinuity(pool);
     this.#events = new Events(pool);
+    this.#world = new PgWorldSnapshots(pool, () => this.#accounts.forget());
   }
 
   /** Idempotent. Waits for queries in flight, then closes every connection. */
@@ -266,5 +272,33 @@ export class PostgresStore implements Store {
   /** A no-op once closed, as in SQLite (a shutdown path may release after closing). */
   async releaseWorldOwner(token: string): Promise<void> {
     if (!this.#closed) await this.#owner.release(token);
+  }
+
+  saveWorldSnapshot(name: string, meta: WorldSnapshotMeta): Promise<WorldSnapshotInfo> {
+    return this.#world.save(name, meta);
+  }
+  listWorldSnapshots(): Promise<WorldSnapshotInfo[]> {
+    return this.#world.list();
+  }
+  getWorldSnapshot(name: string): Promise<WorldSnapshotInfo | null> {
+    return this.#world.get(name);
+  }
+  restoreWorldSnapshot(name: string, keep: readonly string[]): Promise<WorldSnapshotInfo | null> {
+    return this.#world.restore(name, keep);
+  }
+  deleteWorldSnapshot(name: string): Promise<boolean> {
+    return this.#world.delete(name);
+  }
+  exportWorldSnapshot(name: string, file: string): Promise<boolean> {
+    return exportPgSnapshot(this.#world, name, file);
+  }
+  importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo> {
+    return importPgSnapshot(this.#world, name, file);
+  }
+  resetWorld(keep: readonly string[]): Promise<void> {
+    return this.#world.reset(keep);
+  }
+  deleteDeviceReadings(devicePk: number): Promise<void> {
+    return this.#world.deleteDeviceReadings(devicePk);
   }
 }

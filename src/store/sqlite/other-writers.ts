@@ -31,6 +31,11 @@ export class OtherWriters {
     return cache;
   }
 
+  /** Drops every tracked cache now: this connection replaced rows wholesale (a snapshot restored). */
+  clearAll(): void {
+    for (const cache of this.#caches) cache.clear();
+  }
+
   /** Drops every tracked cache if another connection committed since the last look (≤ MAX_STALE_MS ago). */
   check(): void {
     const at = this.#now();

@@ -2,6 +2,7 @@
 // small class that owns its tables. better-sqlite3 is synchronous; the methods are async only to match
 // the Store interface, which a networked PostgreSQL store will also implement.
 
+import { copyFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type {
   Account,
@@ -25,6 +26,8 @@ import type {
   StoredEvent,
   StoredEventQuery,
   WorldOwner,
+  WorldSnapshotInfo,
+  WorldSnapshotMeta,
 } from '../types.ts';
 import { Accounts } from './accounts.ts';
 import { Devices, Spaces } from './devices.ts';
@@ -39,6 +42,7 @@ import { Reports } from './reports.ts';
 import { Samples } from './samples.ts';
 import { Settings, Snapshots } from './snapshots.ts';
 import { WorldOwnerRow } from './world-owner.ts';
+import { SqliteWorldSnapshots } from './world-snapshots.ts';
 
 export interface SqliteStoreOptions {
   /** A file path or ':memory:'. Its directory must exist unless `createDir`. */
@@ -67,7 +71,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     configure(db, busyTimeoutMs);
     if (path !== ':memory:') assertWritable(db);
     migrate(db, undefined, now);
-    return new SqliteStore(db);
+    return new SqliteStore(db, path);
   } catch (err) {
     db.close();
     throw openError(path, err);
@@ -103,8 +107,10 @@ export class SqliteStore implements Store {
   readonly #reports: Reports;
   readonly #register: RegisterContinuity;
   readonly #events: Events;
+  readonly #world: SqliteWorldSnapshots;
 
-  constructor(db: Database.Database) {
+  /** `path`: the file, beside which world snapshots are kept (':memory:': a temp directory). */
+  constructor(db: Database.Database, path = ':memory:') {
     this.#db = db;
     // Other processes may write this file too (API instances, issue 11 §4): the caches watch for it.
     const writers = new OtherWriters(db);
@@ -120,6 +126,7 @@ export class SqliteStore implements Store {
     this.#reports = new Reports(db);
     this.#register = new RegisterContinuity(db);
     this.#events = new Events(db);
+    this.#world = new SqliteWorldSnapshots(db, path, () => writers.clearAll());
   }
 
   /** Idempotent. Checkpoints the WAL into the main file. */
@@ -260,5 +267,35 @@ export class SqliteStore implements Store {
   }
   async releaseWorldOwner(token: string): Promise<void> {
     if (this.#db.open) this.#owner.release(token);
+  }
+
+  async saveWorldSnapshot(name: string, meta: WorldSnapshotMeta): Promise<WorldSnapshotInfo> {
+    return this.#world.save(name, meta);
+  }
+  async listWorldSnapshots(): Promise<WorldSnapshotInfo[]> {
+    return this.#world.list();
+  }
+  async getWorldSnapshot(name: string): Promise<WorldSnapshotInfo | null> {
+    return this.#world.get(name);
+  }
+  async restoreWorldSnapshot(name: string, keep: readonly string[]): Promise<WorldSnapshotInfo | null> {
+    return this.#world.restore(name, keep);
+  }
+  async deleteWorldSnapshot(name: string): Promise<boolean> {
+    return this.#world.delete(name);
+  }
+  async exportWorldSnapshot(name: string, file: string): Promise<boolean> {
+    const from = this.#world.exportFile(name);
+    if (from) copyFileSync(from, file);
+    return from !== null;
+  }
+  async importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo> {
+    return this.#world.import(name, file);
+  }
+  async resetWorld(keep: readonly string[]): Promise<void> {
+    this.#world.reset(keep);
+  }
+  async deleteDeviceReadings(devicePk: number): Promise<void> {
+    this.#world.deleteDeviceReadings(devicePk);
   }
 }

@@ -1,0 +1,175 @@
+// /sim/v1 world snapshots, restore and reset (issue 12 §2, spec-decisions 110-116). World routes: an
+// API instance forwards them (forward.ts), except export and import, whose bodies are files (they
+// answer 409 there, naming the world's URL). The import body streams to a temp file, bounded.
+
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { success } from '../http/envelope.ts';
+import { ApiError } from '../http/errors.ts';
+import type { WorldSnapshotInfo } from '../store/types.ts';
+import { toIstIso } from '../time/ist.ts';
+import type { ServiceWorld } from '../world/face.ts';
+import type { WorldSnapshots } from '../world/world-snapshots.ts';
+import { EXPORT_SNAPSHOT_DOC, simDoc } from './docs.ts';
+import { mapWorldError } from './world-errors.ts';
+
+/** [spec-decisions 114] The largest snapshot file an import takes (1,000 meters × 30 days is ~0.6 GB). */
+export const SNAPSHOT_FILE_LIMIT = 2 * 1024 ** 3;
+
+const name = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a snapshot name is 1-64 of A-Z a-z 0-9 _ . -');
+const nameBody = z.strictObject({ name });
+const nameParams = z.object({ name });
+const importQuery = z.object({ name });
+const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
+
+export function snapshotView(s: WorldSnapshotInfo) {
+  return {
+    name: s.name,
+    created_at: toIstIso(s.createdAt),
+    clock: toIstIso(s.clock),
+    clock_ms: s.clock,
+    speed: s.speed,
+    devices: s.devices,
+    readings: s.readings,
+    bytes: s.bytes,
+  };
+}
+
+function tempFile(): { file: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'meterstack-snapshot-'));
+  return { file: join(dir, 'snapshot.sqlite'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function snapshotRoutes(app: FastifyInstance, opts: { world: ServiceWorld; limit?: number }) {
+  const { world } = opts;
+  const limit = opts.limit ?? SNAPSHOT_FILE_LIMIT;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const now = () => world.clock.now();
+  const desk = (): WorldSnapshots => {
+    if (!world.snapshots)
+      throw new ApiError(
+        'conflict',
+        'this is an API instance: snapshot files go to and from the world process, call its URL directly',
+      );
+    return world.snapshots;
+  };
+
+  // The import body: any bytes, streamed to a temp file and counted; over `limit` a 413.
+  app.addContentTypeParser(
+    'application/octet-stream',
+    { bodyLimit: limit },
+    async (_req: unknown, payload: NodeJS.ReadableStream) => {
+      const tmp = tempFile();
+      let bytes = 0;
+      const count = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          if (bytes > limit)
+            done(new ApiError('payload_too_large', `a snapshot file is at most ${limit} bytes`));
+          else done(null, chunk);
+        },
+      });
+      try {
+        await pipeline(payload, count, createWriteStream(tmp.file));
+      } catch (err) {
+        tmp.remove();
+        throw err instanceof ApiError
+          ? err
+          : new ApiError('payload_too_large', `a snapshot file is at most ${limit} bytes`);
+      }
+      return tmp;
+    },
+  );
+
+  r.post('/snapshots', { schema: { ...simDoc('saveSnapshot'), body: nameBody } }, async (req, reply) => {
+    const info = await desk().save(req.body.name).catch(mapWorldError);
+    reply.code(201);
+    return success(now(), snapshotView(info), 'snapshot saved');
+  });
+
+  r.get('/snapshots', { schema: simDoc('listSnapshots') }, async () => {
+    return success(now(), (await desk().list()).map(snapshotView));
+  });
+
+  r.post(
+    '/snapshots/:name/restore',
+    { schema: { ...simDoc('restoreSnapshot'), params: nameParams } },
+    async (req) => {
+      const info = await desk().restore(req.params.name).catch(mapWorldError);
+      return success(now(), { ...snapshotView(info), now: toIstIso(now()) }, 'world restored');
+    },
+  );
+
+  r.delete(
+    '/snapshots/:name',
+    { schema: { ...simDoc('deleteSnapshot'), params: nameParams } },
+    async (req) => {
+      await desk().delete(req.params.name).catch(mapWorldError);
+      return success(now(), true, 'snapshot deleted');
+    },
+  );
+
+  // Not through the zod type provider: its 200 is a stream, not the envelope.
+  app.get(
+    '/snapshots/:name/export',
+    { schema: { ...EXPORT_SNAPSHOT_DOC, params: nameParams } },
+    async (req, reply) => {
+      const { name: snapshot } = req.params as { name: string };
+      const tmp = tempFile();
+      try {
+        await desk().export(snapshot, tmp.file).catch(mapWorldError);
+      } catch (err) {
+        tmp.remove();
+        throw err;
+      }
+      const stream = createReadStream(tmp.file);
+      stream.on('close', tmp.remove);
+      return reply
+        .type('application/octet-stream')
+        .header('content-disposition', `attachment; filename="${snapshot}.meterstack.sqlite"`)
+        .send(stream);
+    },
+  );
+
+  r.post(
+    '/snapshots/import',
+    { schema: { ...simDoc('importSnapshot'), querystring: importQuery } },
+    async (req, reply) => {
+      const body = req.body as { file: string; remove: () => void } | undefined;
+      if (!body?.file)
+        throw ApiError.validation([
+          { loc: ['body'], msg: 'send the snapshot file as the body (application/octet-stream)' },
+        ]);
+      try {
+        const info = await desk().import(req.query.name, body.file).catch(mapWorldError);
+        reply.code(201);
+        return success(now(), snapshotView(info), 'snapshot imported');
+      } finally {
+        body.remove();
+      }
+    },
+  );
+
+  r.post(
+    '/devices/:device_id/reset',
+    { schema: { ...simDoc('resetDevice'), params: deviceParams } },
+    async (req) => {
+      const id = req.params.device_id;
+      if (!world.meter(id) && (await world.store.getDevice(id))?.kind === 'external')
+        throw new ApiError('conflict', `device ${id} is external: no virtual meter runs here to reset`);
+      const { opening, adjustment } = await desk().resetDevice(id).catch(mapWorldError);
+      return success(now(), { device_id: id, balance: opening, adjustment }, 'meter reset');
+    },
+  );
+
+  r.post('/reset', { schema: simDoc('resetWorld') }, async () => {
+    const { devices } = await desk().reset().catch(mapWorldError);
+    return success(now(), { devices_removed: devices }, 'world reset');
+  });
+}

@@ -1,0 +1,26 @@
+// What a world snapshot holds (issue 12 §2, spec-decisions 110): every table of the world, parents
+// before children. Not in it: the events journal (it keeps going, with a `world.restored` event), the
+// world owner lease and the schema's own bookkeeping. Settings are in it, but the caller names the keys
+// that keep their present value (the events' seq reservation: seqs never repeat).
+
+export const WORLD_TABLES = [
+  'accounts',
+  'api_keys',
+  'spaces',
+  'devices',
+  'samples',
+  'samples_15m',
+  'samples_1d',
+  'ledger',
+  'meter_snapshots',
+  'device_reports',
+  'register_continuity',
+] as const;
+
+/** Snapshot names: what a file name and a URL segment can both carry as they are. */
+export const SNAPSHOT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** The ledger's append-only triggers: a restore or reset drops them inside its transaction and makes them again. */
+export const LEDGER_TRIGGERS_SQLITE = `
+CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;`;
