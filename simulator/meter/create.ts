@@ -1,6 +1,7 @@
 // A new meter from a few options, and the state it reports (spec §2 flattened metrics).
 
 import { MAX_TARIFF_PAISE, paiseToUnits, reportedBalance } from './billing.ts';
+import { clonePolicy, lowBalanceOf, type PrepaidPolicy, policyProblem } from './policy.ts';
 import { validateLoad } from './profiles.ts';
 import { relayClosed } from './relay.ts';
 import { hashString } from './rng.ts';
@@ -35,6 +36,8 @@ export interface CreateMeterOptions {
   seed?: number;
   wifi?: { ssid: string; password: string };
   telemetryPeriodMs?: number;
+  /** Issue 12 §4: a prepaid policy (policy.ts); absent or null = none. */
+  prepaidPolicy?: PrepaidPolicy | null;
 }
 
 export const METER_DEFAULTS = {
@@ -51,6 +54,7 @@ export const METER_DEFAULTS = {
   load: { kind: 'constant', watts: 0 },
   wifi: { ssid: 'home-wifi', password: 'home-wifi-pass' },
   telemetryPeriodMs: 60_000,
+  prepaidPolicy: null,
 } as const satisfies Omit<Required<CreateMeterOptions>, 'deviceId' | 'seed'>;
 
 function check(ok: boolean, message: string): void {
@@ -90,6 +94,9 @@ export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
   const wifiProblem = wifiCredentialsProblem(o.wifi.ssid, o.wifi.password);
   check(wifiProblem === null, `wifi: ${wifiProblem}`);
   validateLoad(o.load);
+  const policy = o.prepaidPolicy === null ? null : clonePolicy(o.prepaidPolicy);
+  const problem = policy === null ? null : policyProblem(policy);
+  check(problem === null, `prepaidPolicy.${problem?.loc.join('.')}: ${problem?.msg}`);
   const seed = opts.seed ?? hashString(o.deviceId);
   check(Number.isInteger(seed), 'seed must be an integer');
   const ts = Math.floor(now);
@@ -116,15 +123,16 @@ export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
     recentCommands: [],
     faults: [],
     faultSeq: 0,
+    prepaidPolicy: policy,
   };
 }
 
 export function reportedState(state: MeterState, ts: number): ReportedState {
-  return {
+  const r: ReportedState = {
     ts,
     mode: state.mode,
     relay_commanded: state.relayCommanded,
-    relay_state: relayClosed(state),
+    relay_state: relayClosed(state, ts),
     eb_tariff: state.ebTariff,
     dg_tariff: state.dgTariff,
     active_tariff: state.activeTariff,
@@ -132,6 +140,10 @@ export function reportedState(state: MeterState, ts: number): ReportedState {
     pg_enabled: state.pgEnabled,
     wifi_type: state.wifi.configMode ? 'Secondary' : 'Primary',
   };
+  // [M-20] Only a meter with a policy reports the field, so a meter without one reports as before.
+  if (state.prepaidPolicy !== null)
+    r.low_balance = state.mode === 'prepaid' ? lowBalanceOf(state.prepaidPolicy, state.balance) : null;
+  return r;
 }
 
 /** Whether two reported states differ in anything but ts and balance ([M-10]). */
@@ -144,6 +156,7 @@ export function sameReportedState(a: ReportedState, b: ReportedState): boolean {
     a.dg_tariff === b.dg_tariff &&
     a.active_tariff === b.active_tariff &&
     a.pg_enabled === b.pg_enabled &&
-    a.wifi_type === b.wifi_type
+    a.wifi_type === b.wifi_type &&
+    a.low_balance === b.low_balance
   );
 }

@@ -10,6 +10,18 @@ export {
   nextBoundary,
   reportedState,
 } from './create.ts';
+export {
+  type FriendlyHours,
+  IST_OFFSET_MS,
+  isFriendly,
+  lowBalanceOf,
+  MAX_EMERGENCY_CREDIT_PAISE,
+  MAX_HOLIDAYS,
+  MAX_WARNING_PAISE,
+  MAX_WARNINGS,
+  type PrepaidPolicy,
+  policyProblem,
+} from './policy.ts';
 export { HOUSEHOLD_SHAPE, MAX_LOAD_WATTS, type PowerReading, powerAt, validateLoad } from './profiles.ts';
 export { energyKwhAtWh, roundTo } from './quantize.ts';
 export {

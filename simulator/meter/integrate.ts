@@ -3,6 +3,7 @@
 
 import { billingRate, msUntilCutoff } from './billing.ts';
 import { reportedState } from './create.ts';
+import { policyEdgeAfter, policyStopMs } from './policy.ts';
 import { nextLoadChange, powerMw } from './profiles.ts';
 import { readingsAt } from './readings.ts';
 import { relayClosed } from './relay.ts';
@@ -14,8 +15,17 @@ import type { MeterEffect, MeterState } from './types.ts';
  */
 export function integrateTo(s: MeterState, to: number, effects: MeterEffect[]): void {
   while (s.lastTs < to) {
-    const end = Math.min(to, s.nextTelemetryTs, nextLoadChange(s.load, s.lastTs));
-    integrateSegment(s, end, effects);
+    let end = Math.min(to, s.nextTelemetryTs, nextLoadChange(s.load, s.lastTs));
+    if (s.prepaidPolicy === null) integrateSegment(s, end, effects);
+    else {
+      // [M-19] a friendly window's edges split the integration; the relay may change there.
+      end = Math.min(end, policyEdgeAfter(s, s.lastTs));
+      const closed = relayClosed(s, s.lastTs);
+      const reported = effects.length;
+      integrateSegment(s, end, effects);
+      if (effects.length === reported && relayClosed(s, s.lastTs) !== closed)
+        effects.push({ type: 'state', state: reportedState(s, s.lastTs) });
+    }
     // [M-2] The sample is taken once everything up to this instant, a cut-off included, has happened.
     if (s.lastTs === s.nextTelemetryTs) {
       effects.push({ type: 'telemetry', sample: readingsAt(s, s.lastTs) });
@@ -26,14 +36,20 @@ export function integrateTo(s: MeterState, to: number, effects: MeterEffect[]): 
 
 /** Integrates at the constant power of [s.lastTs, end), stopping early at a prepaid cut-off. */
 function integrateSegment(s: MeterState, end: number, effects: MeterEffect[]): void {
-  if (!relayClosed(s)) {
+  if (!relayClosed(s, s.lastTs)) {
     s.lastTs = end; // [M-4] no flow through an open relay
     return;
   }
   const p = BigInt(powerMw(s.load, s.lastTs));
   const rate = billingRate(s);
   let dt = BigInt(end - s.lastTs);
-  const cutoff = s.mode === 'prepaid' ? msUntilCutoff(s.balance, rate, p) : null;
+  // [M-6], or with a policy [M-18]-[M-20]: the first ms at which the relay or the warning changes.
+  const cutoff =
+    s.mode !== 'prepaid'
+      ? null
+      : s.prepaidPolicy === null
+        ? msUntilCutoff(s.balance, rate, p)
+        : policyStopMs(s, rate, p);
   const cutsOff = cutoff !== null && cutoff <= dt;
   if (cutsOff) dt = cutoff;
   const energy = p * dt;

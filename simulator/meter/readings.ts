@@ -131,7 +131,9 @@ export function idleFullSample(ts: number, energy: number, voltage: number, bala
 
 /** The sample a meter reports at `ts`, for a state already integrated up to `ts` ([M-13], [M-16]). */
 export function readingsAt(state: MeterState, ts: number): Sample {
-  const { watts, powerFactor } = relayClosed(state) ? powerAt(state.load, ts) : { watts: 0, powerFactor: 1 };
+  const { watts, powerFactor } = relayClosed(state, ts)
+    ? powerAt(state.load, ts)
+    : { watts: 0, powerFactor: 1 };
   const places = PLACES[state.model];
   const voltage = voltageAt(state.seed, ts); // already at both models' 0.01 V (checked below)
   const energy = energyKwhAtWh(state.energy);

@@ -2,6 +2,7 @@
 // strings; every other value is JSON-exact (doubles print in their shortest round-tripping form).
 
 import { FAULT_KINDS, type Fault } from './faults/types.ts';
+import { type FriendlyHours, type PrepaidPolicy, policyProblem } from './policy.ts';
 import { validateLoad } from './profiles.ts';
 import { type CommandReply, type MeterState, MODELS, MODES } from './types.ts';
 
@@ -121,7 +122,27 @@ function parse(o: Json, chargedKnown: boolean): MeterState {
     // Snapshots written before faults existed have none.
     faults: parseFaults(o['faults']),
     faultSeq: o['faultSeq'] === undefined ? 0 : num(o, 'faultSeq'),
+    // Snapshots written before prepaid policies existed have none.
+    prepaidPolicy: parsePolicy(o['prepaidPolicy']),
   };
+}
+
+function parsePolicy(x: unknown): PrepaidPolicy | null {
+  if (x === undefined || x === null) return null;
+  const o = obj(x, 'prepaidPolicy');
+  const w = o['lowBalanceWarnings'];
+  if (!Array.isArray(w) || !w.every((n) => typeof n === 'number')) fail('lowBalanceWarnings must be numbers');
+  let friendlyHours: FriendlyHours | null = null;
+  if (o['friendlyHours'] !== null) {
+    const f = obj(o['friendlyHours'], 'friendlyHours');
+    const h = f['holidays'];
+    if (!Array.isArray(h) || !h.every((d) => typeof d === 'string')) fail('holidays must be strings');
+    friendlyHours = { from: str(f, 'from'), to: str(f, 'to'), holidays: h };
+  }
+  const policy = { lowBalanceWarnings: w, emergencyCredit: num(o, 'emergencyCredit'), friendlyHours };
+  const problem = policyProblem(policy);
+  if (problem) fail(`prepaidPolicy.${problem.loc.join('.')}: ${problem.msg}`);
+  return policy;
 }
 
 function parseFaults(x: unknown): Fault[] {

@@ -3,6 +3,7 @@
 import { applyCommand, type CommandOutcome } from './commands.ts';
 import { reportedState, sameReportedState } from './create.ts';
 import { integrateTo } from './integrate.ts';
+import { setPrepaidPolicy } from './policy.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
 import { relayClosed } from './relay.ts';
@@ -16,7 +17,8 @@ export const RECENT_COMMANDS_LIMIT = 256;
 /**
  * [M-1] Integrates energy and billing from state.lastTs up to `now` (never backwards; meter time has
  * millisecond resolution), emitting what falls due on the way, then applies `event` at that instant.
- * Throws a TypeError only for an invalid load in set_load (operator input, not network input).
+ * Throws a TypeError only for an invalid load in set_load or an invalid policy in set_prepaid_policy
+ * (operator input, not network input), before anything is changed.
  */
 export function step(state: MeterState, event: MeterEvent, now: number): StepResult {
   const s: MeterState = { ...state };
@@ -37,7 +39,7 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return sampleStep(s, event, t, effects); // [M-14]
     case 'connect': {
       // [M-17] a true reading at the connection: the registers as they stand, the schedule of M-2 untouched.
-      const sample = event.readings ? traceSample(s, event.readings, t, relayClosed(s)) : readingsAt(s, t);
+      const sample = event.readings ? traceSample(s, event.readings, t, relayClosed(s, t)) : readingsAt(s, t);
       effects.push({ type: 'telemetry', sample });
       return { state: s, effects };
     }
@@ -48,6 +50,9 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
     case 'clear_faults':
       s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
       return { state: s, effects };
+    case 'set_prepaid_policy':
+      setPrepaidPolicy(s, event.policy); // [M-21] from this instant; reported below if that changes anything
+      break;
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.
       if (event.holdSeconds >= CONFIG_HOLD_SECONDS) s.wifi = { ...s.wifi, configMode: true };

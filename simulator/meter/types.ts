@@ -2,6 +2,7 @@
 // Units are chosen so that energy and money are exact integers (see README "Exact billing").
 
 import type { Fault } from './faults/types.ts';
+import type { PrepaidPolicy } from './policy.ts';
 
 export const MODES = ['prepaid', 'postpaid', 'measurement', 'relay_off'] as const;
 export type Mode = (typeof MODES)[number];
@@ -68,6 +69,8 @@ export interface MeterState {
   faults: Fault[];
   /** The number of faults ever added: the next one is `F${faultSeq + 1}`. */
   faultSeq: number;
+  /** Issue 12 §4: emergency credit, friendly hours, low-balance warnings (policy.ts); null = none. */
+  prepaidPolicy: PrepaidPolicy | null;
 }
 
 export type MeterCommand =
@@ -98,7 +101,9 @@ export type MeterEvent =
   /** Issue 12: a fault switched on (or scheduled: fault.from may lie ahead). Its id must be new. */
   | { type: 'add_fault'; fault: Fault }
   /** Issue 12: faults cleared, by id, or all of them. */
-  | { type: 'clear_faults'; ids: readonly string[] | 'all' };
+  | { type: 'clear_faults'; ids: readonly string[] | 'all' }
+  /** Issue 12 §4 [M-21]: the prepaid policy from this instant (null: none). Must pass policyProblem. */
+  | { type: 'set_prepaid_policy'; policy: PrepaidPolicy | null };
 
 /**
  * [M-14] What a trace says the meter measured at a sample instant (units as in Sample). `voltage`
@@ -139,6 +144,11 @@ export interface ReportedState {
   balance: number;
   pg_enabled: boolean;
   wifi_type: 'Primary' | 'Secondary';
+  /**
+   * [M-20] Present only on a meter with a prepaid policy: the lowest low-balance threshold (paise) the
+   * balance is below in prepaid mode, or null.
+   */
+  low_balance?: number | null;
 }
 
 export type CommandReply =
