@@ -8,6 +8,7 @@ import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../src/mqtt/connect.ts';
 import type { Fault } from './meter/faults/types.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
+import type { PrepaidPolicy } from './meter/policy.ts';
 import type {
   CommandReply,
   LoadProfile,
@@ -118,6 +119,11 @@ export class VirtualMeter {
   /** Issue 12: clears faults by id, or all of them. */
   clearFaults(ids: readonly string[] | 'all', now = this.#opts.now()): void {
     this.#apply({ type: 'clear_faults', ids }, now);
+  }
+
+  /** Issue 12 §4 [M-21]: the prepaid policy from now (null: none). The caller checks it first (policyProblem). */
+  setPrepaidPolicy(policy: PrepaidPolicy | null, now = this.#opts.now()): void {
+    this.#apply({ type: 'set_prepaid_policy', policy }, now);
   }
 
   /** Really disconnects from (publishing offline first) or reconnects to the broker. */

@@ -13,6 +13,7 @@ export {
 export {
   type FriendlyHours,
   IST_OFFSET_MS,
+  isCalendarDate,
   isFriendly,
   lowBalanceOf,
   MAX_EMERGENCY_CREDIT_PAISE,

@@ -80,6 +80,11 @@ export function stateEmissions(was: StatePayload | null, now: StatePayload): Emi
       data: { wifi_type: now.wifi_type, config_mode: now.wifi_type === 'Secondary' },
     });
   }
+  // [MC-5.5] a warning threshold fell through: the reported one is lower than before (or new).
+  const low = now.low_balance ?? null;
+  const wasLow = was.low_balance ?? null;
+  if (low !== null && (wasLow === null || low < wasLow))
+    out.push({ type: 'meter.low_balance', data: { threshold: low, balance: now.balance } });
   const cut = isCutOff(now);
   if (cut && !isCutOff(was)) out.push({ type: 'meter.cutoff', data: { balance: now.balance } });
   else if (!cut && isCutOff(was) && now.relay_state)

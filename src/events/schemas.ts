@@ -45,6 +45,11 @@ export const EVENT_DATA = {
   'meter.cutoff': z.object({ balance: Paise }),
   /** The relay of a cut-off prepaid meter closed again (recharge, mode change), with the balance. */
   'meter.restored': z.object({ balance: Paise }),
+  /**
+   * Issue 12 §4 [MC-5.5]: a prepaid balance fell through a low-balance warning threshold (the lowest one,
+   * if a single report crossed several), with the balance the meter reported then.
+   */
+  'meter.low_balance': z.object({ threshold: Paise, balance: Paise }),
 
   // ---- money (durable) ----
   'money.recharge': z.object({
@@ -135,6 +140,7 @@ export const DURABLE_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   'meter.wifi',
   'meter.cutoff',
   'meter.restored',
+  'meter.low_balance',
 ]);
 
 export interface MeterEvent<T extends EventType = EventType> {

@@ -237,6 +237,7 @@ describe('event lines (issue 9 §2)', () => {
       'meter.wifi': { wifi_type: 'Secondary', config_mode: true },
       'meter.cutoff': { balance: -1 },
       'meter.restored': { balance: 100 },
+      'meter.low_balance': { threshold: 5000, balance: 4999 },
       'money.recharge': {
         outcome: 'refused',
         transaction_id: 't',

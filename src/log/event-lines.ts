@@ -109,6 +109,10 @@ export const LINES: LineTable = {
     msg: (d, dev) => `${dev} cut off: prepaid balance ${rupees(d.balance)}`,
   },
   'meter.restored': { level: 'info', msg: (d, dev) => `${dev} restored: balance ${rupees(d.balance)}` },
+  'meter.low_balance': {
+    level: 'info',
+    msg: (d, dev) => `${dev} low balance: below ${rupees(d.threshold)}, balance ${rupees(d.balance)}`,
+  },
   'money.recharge': {
     level: (d) => (d.outcome === 'applied' ? 'info' : 'warn'),
     msg: (d, dev) => {

@@ -16,6 +16,7 @@ import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
 import { fleetView } from './fleet.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
+import { policyRoutes } from './policy-routes.ts';
 import * as s from './schemas.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
 import { mapWorldError } from './world-errors.ts';
@@ -31,6 +32,8 @@ export interface SimRoutesOptions {
    */
   forward?: SimForward;
 }
+
+const EXTERNAL_POLICY = 'An external meter keeps its own prepaid policy: leave prepaid_policy out';
 
 function tokenMatches(given: unknown, expected: string): boolean {
   if (typeof given !== 'string') return false;
@@ -92,6 +95,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     throw new ApiError('not_found', `virtual meter ${id} not found`);
   };
 
+  policyRoutes(app, { virtualMeter, now });
+
   r.post('/accounts', { schema: { ...simDoc('createAccount'), body: s.accountBody } }, async (req) => {
     const { account, apiKey } = await world.createAccount(req.body.name);
     return success(now(), { account_id: account.id, name: account.name, api_key: apiKey }, 'account created');
@@ -128,6 +133,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   });
 
   r.post('/devices', { schema: { ...simDoc('createDevice'), body: s.deviceBody } }, async (req, reply) => {
+    if (req.body.external && req.body.prepaid_policy)
+      throw ApiError.validation([{ loc: ['prepaid_policy'], msg: EXTERNAL_POLICY }]);
     const { device, secret, meter } = await world
       .provisionDevice(deviceInputFrom(req.body))
       .catch(mapWorldError);

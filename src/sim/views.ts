@@ -4,6 +4,7 @@ import type { Twin } from '../devices/types.ts';
 import type { DeviceRecord, Space } from '../store/types.ts';
 import { toIstIso } from '../time/ist.ts';
 import type { NewDeviceInput } from '../world/world.ts';
+import { policyFromBody, policyView } from './policy-schemas.ts';
 import type { DeviceBody } from './schemas.ts';
 
 export function spaceView(space: Space) {
@@ -51,6 +52,9 @@ export function meterView(meter: VirtualMeter, now: number) {
       config_mode: st.wifi.configMode,
     },
     pending_samples: meter.pendingSamples,
+    // Issue 12 §4: the policy, and the warning threshold the balance is below ([M-20]).
+    prepaid_policy: policyView(st.prepaidPolicy),
+    low_balance: reported.low_balance ?? null,
   };
 }
 
@@ -77,6 +81,7 @@ export function deviceInputFrom(b: DeviceBody): NewDeviceInput {
     backfillPeriodS: b.backfill_period_s,
     seed: b.seed,
     external: b.external,
+    prepaidPolicy: b.prepaid_policy ? policyFromBody(b.prepaid_policy) : null,
     udf1: b.udf1 ?? null,
     udf2: b.udf2 ?? null,
     udf3: b.udf3 ?? null,
