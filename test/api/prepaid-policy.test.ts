@@ -40,11 +40,7 @@ const istHhmm = (ms: number) => new Date(ms + 19_800_000).toISOString().slice(11
 describe('PUT /sim/v1/devices/{id}/prepaid-policy: impossible policies', () => {
   const rows: [string, unknown, string[]][] = [
     ['ascending thresholds', { low_balance_warnings: [0, 5000] }, ['low_balance_warnings', '1']],
-    [
-      'a threshold beyond 1e8',
-      { low_balance_warnings: [100_000_001] },
-      ['low_balance_warnings', '0'],
-    ],
+    ['a threshold beyond 1e8', { low_balance_warnings: [100_000_001] }, ['low_balance_warnings', '0']],
     [
       '65 thresholds',
       { low_balance_warnings: Array.from({ length: 65 }, (_, i) => -i) },
