@@ -1,9 +1,17 @@
 // Issue 12 §4 through the real service: /sim/v1 prepaid policies (validation, nothing half-applied,
 // 404/409), and what the v2 API and the event bus show during emergency credit and friendly hours.
 
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Collected } from '../events/collect.ts';
-import { ok, provision, type SimResponse, startTestService, type TestService } from '../helpers/service.ts';
+import {
+  ok,
+  provision,
+  type SimResponse,
+  startTestService,
+  type TestService,
+  tempDir,
+} from '../helpers/service.ts';
 import { data, type Metrics, type Tenant, tenant, v2Client } from '../helpers/v2.ts';
 
 let t: TestService;
@@ -145,5 +153,33 @@ describe('friendly hours, seen through v2', () => {
     );
     expect(units).toBe(3_600_000_000_000n - 800n * 1_000_000n * BigInt(end - start));
     await seen.waitFor('meter.cutoff', (e) => e.device_id === a.deviceId);
+  });
+});
+
+describe('a policy across a restart', () => {
+  it('is kept in the meter snapshot and still applies: no cut-off until -emergency_credit', async () => {
+    const tmp = tempDir();
+    const db = join(tmp.dir, 'policy.db');
+    const a = await startTestService({ db, speed: 0 });
+    const m = await tenant(a.sim, { balance: 10, load_watts: 1000 });
+    ok(await a.sim('PUT', path(m), { emergency_credit: 100, low_balance_warnings: [0] }));
+    await a.svc.close();
+    const b = await startTestService({ db, speed: 0 });
+    try {
+      const after = ok(await b.sim<PolicyState>('GET', path(m)));
+      expect(after.prepaid_policy).toEqual({
+        low_balance_warnings: [0],
+        emergency_credit: 100,
+        friendly_hours: null,
+      });
+      ok(await b.sim('POST', '/clock/advance', { seconds: 100 })); // 10 paise last 45 s
+      expect(ok(await b.sim<PolicyState>('GET', path(m)))).toMatchObject({
+        relay_state: true,
+        low_balance: 0,
+      });
+    } finally {
+      await b.close();
+      tmp.remove();
+    }
   });
 });
