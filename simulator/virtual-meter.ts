@@ -121,7 +121,7 @@ export class VirtualMeter {
     this.#apply({ type: 'clear_faults', ids }, now);
   }
 
-  /** Issue 12 §4 [M-21]: the prepaid policy from now (null: none). The caller checks it first (policyProblem). */
+  /** Issue 12 §4 [M-31]: the prepaid policy from now (null: none). The caller checks it first (policyProblem). */
   setPrepaidPolicy(policy: PrepaidPolicy | null, now = this.#opts.now()): void {
     this.#apply({ type: 'set_prepaid_policy', policy }, now);
   }

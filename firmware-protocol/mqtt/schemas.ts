@@ -93,7 +93,7 @@ const stateFields = {
   wifi_type: WifiTypeSchema,
   low_balance: Paise.nullable()
     .optional()
-    .describe('[MC-5.5] lowest low-balance warning threshold the balance is below (paise), or null'),
+    .describe('[MC-5.6] lowest low-balance warning threshold the balance is below (paise), or null'),
 };
 export const StateSchema = z.object({ v: V, ...stateFields });
 /** The state payload without `v`, as carried in a read reply [MC-8.6]. */

@@ -140,7 +140,7 @@ export function reportedState(state: MeterState, ts: number): ReportedState {
     pg_enabled: state.pgEnabled,
     wifi_type: state.wifi.configMode ? 'Secondary' : 'Primary',
   };
-  // [M-20] Only a meter with a policy reports the field, so a meter without one reports as before.
+  // [M-30] Only a meter with a policy reports the field, so a meter without one reports as before.
   if (state.prepaidPolicy !== null)
     r.low_balance = state.mode === 'prepaid' ? lowBalanceOf(state.prepaidPolicy, state.balance) : null;
   return r;

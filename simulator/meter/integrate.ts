@@ -18,7 +18,7 @@ export function integrateTo(s: MeterState, to: number, effects: MeterEffect[]): 
     let end = Math.min(to, s.nextTelemetryTs, nextLoadChange(s.load, s.lastTs));
     if (s.prepaidPolicy === null) integrateSegment(s, end, effects);
     else {
-      // [M-19] a friendly window's edges split the integration; the relay may change there.
+      // [M-29] a friendly window's edges split the integration; the relay may change there.
       end = Math.min(end, policyEdgeAfter(s, s.lastTs));
       const closed = relayClosed(s, s.lastTs);
       const reported = effects.length;
@@ -43,7 +43,7 @@ function integrateSegment(s: MeterState, end: number, effects: MeterEffect[]): v
   const p = BigInt(powerMw(s.load, s.lastTs));
   const rate = billingRate(s);
   let dt = BigInt(end - s.lastTs);
-  // [M-6], or with a policy [M-18]-[M-20]: the first ms at which the relay or the warning changes.
+  // [M-6], or with a policy [M-28]-[M-30]: the first ms at which the relay or the warning changes.
   const cutoff =
     s.mode !== 'prepaid'
       ? null

@@ -1,4 +1,4 @@
-// Issue 12 §4: prepaid policies [M-18]-[M-21], table by table, through the real reducer.
+// Issue 12 §4: prepaid policies [M-28]-[M-31], table by table, through the real reducer.
 
 import { describe, expect, it } from 'vitest';
 import { fastForward } from './advance.ts';
@@ -19,7 +19,7 @@ const policy = (p: Partial<PrepaidPolicy>): PrepaidPolicy => ({
 });
 const night = { from: '22:00', to: '06:00', holidays: [] as string[] };
 
-describe('[M-19] friendly windows in IST (UTC+05:30, no DST)', () => {
+describe('[M-29] friendly windows in IST (UTC+05:30, no DST)', () => {
   // T0 is 2024-01-01 00:00 IST.
   const rows: [string, { from: string; to: string; holidays: string[] }, number, boolean][] = [
     ['21:59 before a window wrapping midnight', night, T0 + 21 * HOUR + 59 * MINUTE, false],
@@ -51,7 +51,7 @@ describe('[M-19] friendly windows in IST (UTC+05:30, no DST)', () => {
   });
 });
 
-describe('[M-21] impossible policies are refused with the path of the problem', () => {
+describe('[M-31] impossible policies are refused with the path of the problem', () => {
   const rows: [string, Partial<PrepaidPolicy>, (string | number)[]][] = [
     ['ascending thresholds', { lowBalanceWarnings: [0, 5000] }, ['lowBalanceWarnings', 1]],
     ['a repeated threshold', { lowBalanceWarnings: [5000, 5000] }, ['lowBalanceWarnings', 1]],
@@ -92,7 +92,7 @@ describe('[M-21] impossible policies are refused with the path of the problem', 
   });
 });
 
-describe('[M-18] emergency credit', () => {
+describe('[M-28] emergency credit', () => {
   it('the relay opens at the first ms below -emergencyCredit, with exact billing', () => {
     const m = meter({ balance: 100, load: oneKw, prepaidPolicy: policy({ emergencyCredit: 100 }) });
     const r = advance(m, T0 + HOUR);
@@ -122,7 +122,7 @@ describe('[M-18] emergency credit', () => {
   });
 });
 
-describe('[M-19] friendly hours defer the cut-off to the end of the window', () => {
+describe('[M-29] friendly hours defer the cut-off to the end of the window', () => {
   const start = T0 + 23 * HOUR; // 23:00 IST, inside 22:00–06:00
   const at = (p: Partial<PrepaidPolicy>, balance = 100) =>
     meter({ balance, load: oneKw, prepaidPolicy: policy(p) }, start);
@@ -167,7 +167,7 @@ describe('[M-19] friendly hours defer the cut-off to the end of the window', () 
   });
 });
 
-describe('[M-20] low-balance warnings', () => {
+describe('[M-30] low-balance warnings', () => {
   const warned = (balance = 100) =>
     meter({
       balance,

@@ -1,4 +1,4 @@
-// [M-18] [M-19] [M-20] Field prepaid policies (issue 12 §4), opt-in per meter: emergency credit, friendly
+// [M-28] [M-29] [M-30] Field prepaid policies (issue 12 §4), opt-in per meter: emergency credit, friendly
 // hours in IST and low-balance warnings. Everything here is derived from (policy, balance, time): a meter
 // stores only its policy, so a null policy is today's behaviour bit for bit.
 
@@ -87,7 +87,7 @@ function istMinute(t: number): number {
   return Math.floor(((((t + IST_OFFSET_MS) % DAY_MS) + DAY_MS) % DAY_MS) / MINUTE_MS);
 }
 
-/** [M-19] Whether `t` lies in a friendly window: a listed IST holiday, or the daily [from, to). */
+/** [M-29] Whether `t` lies in a friendly window: a listed IST holiday, or the daily [from, to). */
 export function isFriendly(f: FriendlyHours, t: number): boolean {
   if (f.holidays.length > 0 && f.holidays.includes(istDate(t))) return true;
   const from = minuteOfDay(f.from) as number;
@@ -115,7 +115,7 @@ export function emergencyUnits(policy: PrepaidPolicy | null): bigint {
 }
 
 /**
- * [M-18] [M-19] The prepaid rule with a policy: closed iff commanded and (balance >= -emergencyCredit or
+ * [M-28] [M-29] The prepaid rule with a policy: closed iff commanded and (balance >= -emergencyCredit or
  * `t` lies in a friendly window).
  */
 export function prepaidClosedWithPolicy(
@@ -129,7 +129,7 @@ export function prepaidClosedWithPolicy(
   return policy.friendlyHours !== null && isFriendly(policy.friendlyHours, t);
 }
 
-/** [M-20] The lowest warning threshold the balance is below (balance < T paise), or null. */
+/** [M-30] The lowest warning threshold the balance is below (balance < T paise), or null. */
 export function lowBalanceOf(policy: PrepaidPolicy | null, balance: bigint): number | null {
   if (policy === null) return null;
   let low: number | null = null;
@@ -137,7 +137,7 @@ export function lowBalanceOf(policy: PrepaidPolicy | null, balance: bigint): num
   return low;
 }
 
-/** [M-20] The next threshold the balance can fall through (the highest it is not yet below), in units. */
+/** [M-30] The next threshold the balance can fall through (the highest it is not yet below), in units. */
 export function nextWarningUnits(policy: PrepaidPolicy, balance: bigint): bigint | null {
   for (const th of policy.lowBalanceWarnings) {
     const u = paiseToUnits(th);
@@ -166,7 +166,7 @@ export function clonePolicy(p: PrepaidPolicy): PrepaidPolicy {
 }
 
 /**
- * [M-18] [M-20] For a prepaid meter with a policy whose relay is closed at s.lastTs: the least ms of flow
+ * [M-28] [M-30] For a prepaid meter with a policy whose relay is closed at s.lastTs: the least ms of flow
  * at which the relay opens (balance below -emergencyCredit, outside a friendly window) or the balance
  * falls through the next warning threshold, whichever is first. Null when nothing is charged.
  */
@@ -188,7 +188,7 @@ export function policyStopMs(
   return stop;
 }
 
-/** [M-21] Sets (or with null clears) the policy of the draft `s`; an impossible policy throws, changing nothing. */
+/** [M-31] Sets (or with null clears) the policy of the draft `s`; an impossible policy throws, changing nothing. */
 export function setPrepaidPolicy(s: MeterState, policy: PrepaidPolicy | null): void {
   if (policy === null) {
     s.prepaidPolicy = null;

@@ -17,7 +17,7 @@ export function relayClosedFor(mode: Mode, commanded: boolean, balance: bigint):
   }
 }
 
-/** The relay at meter time `t`: a prepaid policy ([M-18], [M-19]) may keep it closed below zero. */
+/** The relay at meter time `t`: a prepaid policy ([M-28], [M-29]) may keep it closed below zero. */
 export function relayClosed(
   s: Pick<MeterState, 'mode' | 'relayCommanded' | 'balance' | 'prepaidPolicy'>,
   t: number,

@@ -51,7 +51,7 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       s.faults = event.ids === 'all' ? [] : s.faults.filter((f) => !event.ids.includes(f.id));
       return { state: s, effects };
     case 'set_prepaid_policy':
-      setPrepaidPolicy(s, event.policy); // [M-21] from this instant; reported below if that changes anything
+      setPrepaidPolicy(s, event.policy); // [M-31] from this instant; reported below if that changes anything
       break;
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.

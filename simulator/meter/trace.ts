@@ -33,7 +33,7 @@ export function sampleStep(s: MeterState, event: SampleEvent, t: number, effects
   if (typeof event.energy !== 'bigint' || event.energy < 0n)
     throw new TypeError('sample: energy must be a bigint >= 0 (mW·ms since the previous sample)');
   const closed = relayClosed(s, t);
-  const low = s.prepaidPolicy === null ? null : reportedState(s, t).low_balance; // [M-20]
+  const low = s.prepaidPolicy === null ? null : reportedState(s, t).low_balance; // [M-30]
   if (closed) {
     const charge = billingRate(s) * event.energy;
     s.energy += event.energy;

@@ -102,7 +102,7 @@ export type MeterEvent =
   | { type: 'add_fault'; fault: Fault }
   /** Issue 12: faults cleared, by id, or all of them. */
   | { type: 'clear_faults'; ids: readonly string[] | 'all' }
-  /** Issue 12 §4 [M-21]: the prepaid policy from this instant (null: none). Must pass policyProblem. */
+  /** Issue 12 §4 [M-31]: the prepaid policy from this instant (null: none). Must pass policyProblem. */
   | { type: 'set_prepaid_policy'; policy: PrepaidPolicy | null };
 
 /**
@@ -145,7 +145,7 @@ export interface ReportedState {
   pg_enabled: boolean;
   wifi_type: 'Primary' | 'Secondary';
   /**
-   * [M-20] Present only on a meter with a prepaid policy: the lowest low-balance threshold (paise) the
+   * [M-30] Present only on a meter with a prepaid policy: the lowest low-balance threshold (paise) the
    * balance is below in prepaid mode, or null.
    */
   low_balance?: number | null;

@@ -80,7 +80,7 @@ export function stateEmissions(was: StatePayload | null, now: StatePayload): Emi
       data: { wifi_type: now.wifi_type, config_mode: now.wifi_type === 'Secondary' },
     });
   }
-  // [MC-5.5] a warning threshold fell through: the reported one is lower than before (or new).
+  // [MC-5.6] a warning threshold fell through: the reported one is lower than before (or new).
   const low = now.low_balance ?? null;
   const wasLow = was.low_balance ?? null;
   if (low !== null && (wasLow === null || low < wasLow))

@@ -46,7 +46,7 @@ export const EVENT_DATA = {
   /** The relay of a cut-off prepaid meter closed again (recharge, mode change), with the balance. */
   'meter.restored': z.object({ balance: Paise }),
   /**
-   * Issue 12 §4 [MC-5.5]: a prepaid balance fell through a low-balance warning threshold (the lowest one,
+   * Issue 12 §4 [MC-5.6]: a prepaid balance fell through a low-balance warning threshold (the lowest one,
    * if a single report crossed several), with the balance the meter reported then.
    */
   'meter.low_balance': z.object({ threshold: Paise, balance: Paise }),

@@ -1,5 +1,5 @@
 // /sim/v1/devices/{id}/prepaid-policy (issue 12 §4): a virtual meter's emergency credit, friendly hours
-// and low-balance warnings. The meter applies a policy from the instant it is set ([M-21]); a fleet
+// and low-balance warnings. The meter applies a policy from the instant it is set ([M-31]); a fleet
 // worker's, an external or a backfilling meter answers 409 like every other meter route.
 
 import type { FastifyInstance } from 'fastify';

@@ -52,7 +52,7 @@ export function meterView(meter: VirtualMeter, now: number) {
       config_mode: st.wifi.configMode,
     },
     pending_samples: meter.pendingSamples,
-    // Issue 12 §4: the policy, and the warning threshold the balance is below ([M-20]).
+    // Issue 12 §4: the policy, and the warning threshold the balance is below ([M-30]).
     prepaid_policy: policyView(st.prepaidPolicy),
     low_balance: reported.low_balance ?? null,
   };
