@@ -9,6 +9,7 @@ import { createMeterClient } from '../src/mqtt/connect.ts';
 import { LinkSession } from './link-session.ts';
 import type { Fault } from './meter/faults/types.ts';
 import { meterInfo, reportedState, step } from './meter/index.ts';
+import type { PrepaidPolicy } from './meter/policy.ts';
 import type {
   CommandReply,
   LoadProfile,
@@ -134,6 +135,11 @@ export class VirtualMeter {
     if (!this.#client) return;
     await this.#disconnect();
     await this.#connect();
+  }
+
+  /** Issue 12 §4 [M-31]: the prepaid policy from now (null: none). The caller checks it first (policyProblem). */
+  setPrepaidPolicy(policy: PrepaidPolicy | null, now = this.#opts.now()): void {
+    this.#apply({ type: 'set_prepaid_policy', policy }, now);
   }
 
   /** Really disconnects from (publishing offline first) or reconnects to the broker. */

@@ -33,7 +33,7 @@ function ruleFor(channel: Channel, issue: z.core.$ZodIssue, input: unknown): str
       if (first !== 'properties') return 'MC-4.2';
       return issue.path[2] === 'resolution' ? 'MC-4.4' : 'MC-4.3';
     case 'state':
-      return 'MC-5.2';
+      return first === 'low_balance' ? 'MC-5.6' : 'MC-5.2';
     case 'availability':
       return 'MC-6.1';
     case 'telemetry':

@@ -110,6 +110,9 @@ const stateFields = {
     .refine((a) => new Set(a).size === a.length, 'tamper conditions must not repeat')
     .optional()
     .describe('[MC-5.5] tamper conditions active now; absent: none'),
+  low_balance: Paise.nullable()
+    .optional()
+    .describe('[MC-5.6] lowest low-balance warning threshold the balance is below (paise), or null'),
 };
 export const StateSchema = z.object({ v: V, ...stateFields });
 /** The state payload without `v`, as carried in a read reply [MC-8.6]. */

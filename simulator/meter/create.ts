@@ -3,6 +3,7 @@
 import { MAX_TARIFF_PAISE, paiseToUnits, reportedBalance } from './billing.ts';
 import { meterTs } from './faults/clock.ts';
 import { tamperAt } from './faults/tamper.ts';
+import { clonePolicy, lowBalanceOf, type PrepaidPolicy, policyProblem } from './policy.ts';
 import { validateLoad } from './profiles.ts';
 import { defaultSerial } from './register.ts';
 import { relayClosed } from './relay.ts';
@@ -40,6 +41,8 @@ export interface CreateMeterOptions {
   telemetryPeriodMs?: number;
   /** [M-25] The physical meter's serial (MC-4.5); default derived from deviceId. */
   serial?: string;
+  /** Issue 12 §4: a prepaid policy (policy.ts); absent or null = none. */
+  prepaidPolicy?: PrepaidPolicy | null;
 }
 
 export const METER_DEFAULTS = {
@@ -56,6 +59,7 @@ export const METER_DEFAULTS = {
   load: { kind: 'constant', watts: 0 },
   wifi: { ssid: 'home-wifi', password: 'home-wifi-pass' },
   telemetryPeriodMs: 60_000,
+  prepaidPolicy: null,
 } as const satisfies Omit<Required<CreateMeterOptions>, 'deviceId' | 'seed' | 'serial'>;
 
 function check(ok: boolean, message: string): void {
@@ -95,6 +99,9 @@ export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
   const wifiProblem = wifiCredentialsProblem(o.wifi.ssid, o.wifi.password);
   check(wifiProblem === null, `wifi: ${wifiProblem}`);
   validateLoad(o.load);
+  const policy = o.prepaidPolicy === null ? null : clonePolicy(o.prepaidPolicy);
+  const problem = policy === null ? null : policyProblem(policy);
+  check(problem === null, `prepaidPolicy.${problem?.loc.join('.')}: ${problem?.msg}`);
   const seed = opts.seed ?? hashString(o.deviceId);
   check(Number.isInteger(seed), 'seed must be an integer');
   const ts = Math.floor(now);
@@ -125,6 +132,7 @@ export function createMeter(opts: CreateMeterOptions, now: number): MeterState {
     registerEpoch: 0,
     registerBase: 0n,
     registerMax: null,
+    prepaidPolicy: policy,
   };
 }
 
@@ -133,7 +141,7 @@ export function reportedState(state: MeterState, ts: number): ReportedState {
     ts,
     mode: state.mode,
     relay_commanded: state.relayCommanded,
-    relay_state: relayClosed(state),
+    relay_state: relayClosed(state, ts),
     eb_tariff: state.ebTariff,
     dg_tariff: state.dgTariff,
     active_tariff: state.activeTariff,
@@ -146,6 +154,9 @@ export function reportedState(state: MeterState, ts: number): ReportedState {
     const tamper = tamperAt(state.faults, ts); // [M-22]
     if (tamper.length > 0) r.tamper = tamper;
   }
+  // [M-30] Only a meter with a policy reports the field, so a meter without one reports as before.
+  if (state.prepaidPolicy !== null)
+    r.low_balance = state.mode === 'prepaid' ? lowBalanceOf(state.prepaidPolicy, state.balance) : null;
   return r;
 }
 
@@ -160,6 +171,7 @@ export function sameReportedState(a: ReportedState, b: ReportedState): boolean {
     a.active_tariff === b.active_tariff &&
     a.pg_enabled === b.pg_enabled &&
     a.wifi_type === b.wifi_type &&
-    String(a.tamper) === String(b.tamper)
+    String(a.tamper) === String(b.tamper) &&
+    a.low_balance === b.low_balance
   );
 }

@@ -11,6 +11,19 @@ export {
   reportedState,
 } from './create.ts';
 export { type MeterInfo, meterInfo } from './info.ts';
+export {
+  type FriendlyHours,
+  IST_OFFSET_MS,
+  isCalendarDate,
+  isFriendly,
+  lowBalanceOf,
+  MAX_EMERGENCY_CREDIT_PAISE,
+  MAX_HOLIDAYS,
+  MAX_WARNING_PAISE,
+  MAX_WARNINGS,
+  type PrepaidPolicy,
+  policyProblem,
+} from './policy.ts';
 export { HOUSEHOLD_SHAPE, MAX_LOAD_WATTS, type PowerReading, powerAt, validateLoad } from './profiles.ts';
 export { energyKwhAtWh, roundTo } from './quantize.ts';
 export {

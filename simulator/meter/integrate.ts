@@ -6,6 +6,7 @@ import { reportedState } from './create.ts';
 import { dropEnded, fireEdges, nextFaultEdge } from './faults/edges.ts';
 import { flowAt } from './faults/hardware.ts';
 import { sampleWithheld } from './faults/telemetry.ts';
+import { policyEdgeAfter, policyStopMs } from './policy.ts';
 import { nextLoadChange, powerMw } from './profiles.ts';
 import { readingsAt } from './readings.ts';
 import { relayClosed } from './relay.ts';
@@ -21,8 +22,17 @@ export function integrateTo(s: MeterState, to: number, effects: MeterEffect[]): 
     return;
   }
   while (s.lastTs < to) {
-    const end = Math.min(to, s.nextTelemetryTs, nextLoadChange(s.load, s.lastTs));
-    integrateSegment(s, end, effects);
+    let end = Math.min(to, s.nextTelemetryTs, nextLoadChange(s.load, s.lastTs));
+    if (s.prepaidPolicy === null) integrateSegment(s, end, effects);
+    else {
+      // [M-29] a friendly window's edges split the integration; the relay may change there.
+      end = Math.min(end, policyEdgeAfter(s, s.lastTs));
+      const closed = relayClosed(s, s.lastTs);
+      const reported = effects.length;
+      integrateSegment(s, end, effects);
+      if (effects.length === reported && relayClosed(s, s.lastTs) !== closed)
+        effects.push({ type: 'state', state: reportedState(s, s.lastTs) });
+    }
     // [M-2] The sample is taken once everything up to this instant, a cut-off included, has happened.
     if (s.lastTs === s.nextTelemetryTs) {
       effects.push({ type: 'telemetry', sample: readingsAt(s, s.lastTs) });
@@ -43,11 +53,16 @@ function integrateWithFaults(s: MeterState, to: number, effects: MeterEffect[]):
       s.nextTelemetryTs,
       nextLoadChange(s.load, s.lastTs),
       nextFaultEdge(s.faults, s.lastTs),
+      s.prepaidPolicy === null ? Number.POSITIVE_INFINITY : policyEdgeAfter(s, s.lastTs), // [M-29]
     );
+    const closed = s.prepaidPolicy === null ? null : relayClosed(s, s.lastTs);
+    const reported = effects.length;
     const flow = flowAt(s, s.lastTs);
     if (flow === 'normal') integrateSegment(s, end, effects);
     else if (flow === 'forced') forcedSegment(s, end);
     else s.lastTs = end;
+    if (closed !== null && effects.length === reported && relayClosed(s, s.lastTs) !== closed)
+      effects.push({ type: 'state', state: reportedState(s, s.lastTs) });
     fireEdges(s, s.lastTs, effects);
     if (s.lastTs === s.nextTelemetryTs) {
       if (!sampleWithheld(s.faults, s.lastTs))
@@ -70,14 +85,20 @@ function forcedSegment(s: MeterState, end: number): void {
 
 /** Integrates at the constant power of [s.lastTs, end), stopping early at a prepaid cut-off. */
 function integrateSegment(s: MeterState, end: number, effects: MeterEffect[]): void {
-  if (!relayClosed(s)) {
+  if (!relayClosed(s, s.lastTs)) {
     s.lastTs = end; // [M-4] no flow through an open relay
     return;
   }
   const p = BigInt(powerMw(s.load, s.lastTs));
   const rate = billingRate(s);
   let dt = BigInt(end - s.lastTs);
-  const cutoff = s.mode === 'prepaid' ? msUntilCutoff(s.balance, rate, p) : null;
+  // [M-6], or with a policy [M-28]-[M-30]: the first ms at which the relay or the warning changes.
+  const cutoff =
+    s.mode !== 'prepaid'
+      ? null
+      : s.prepaidPolicy === null
+        ? msUntilCutoff(s.balance, rate, p)
+        : policyStopMs(s, rate, p);
   const cutsOff = cutoff !== null && cutoff <= dt;
   if (cutsOff) dt = cutoff;
   const energy = p * dt;

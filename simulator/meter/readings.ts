@@ -147,7 +147,7 @@ export function readingsAt(state: MeterState, ts: number): Sample {
   const sample =
     state.faults.length !== 0
       ? faultedReadingsAt(state, ts)
-      : measure(state, ts, relayClosed(state), voltageAt(state.seed, ts));
+      : measure(state, ts, relayClosed(state, ts), voltageAt(state.seed, ts));
   if (state.registerEpoch > 0) sample.register_epoch = state.registerEpoch;
   return sample;
 }

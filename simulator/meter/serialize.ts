@@ -2,6 +2,7 @@
 // strings; every other value is JSON-exact (doubles print in their shortest round-tripping form).
 
 import { FAULT_KINDS, type Fault } from './faults/types.ts';
+import { type FriendlyHours, type PrepaidPolicy, policyProblem } from './policy.ts';
 import { validateLoad } from './profiles.ts';
 import { defaultSerial } from './register.ts';
 import { type CommandReply, type MeterState, MODELS, MODES } from './types.ts';
@@ -129,7 +130,27 @@ function parse(o: Json, chargedKnown: boolean): MeterState {
     registerEpoch: o['registerEpoch'] === undefined ? 0 : num(o, 'registerEpoch'),
     registerBase: o['registerBase'] === undefined ? 0n : big(o, 'registerBase'),
     registerMax: o['registerMax'] === undefined || o['registerMax'] === null ? null : big(o, 'registerMax'),
+    // Snapshots written before prepaid policies existed have none.
+    prepaidPolicy: parsePolicy(o['prepaidPolicy']),
   };
+}
+
+function parsePolicy(x: unknown): PrepaidPolicy | null {
+  if (x === undefined || x === null) return null;
+  const o = obj(x, 'prepaidPolicy');
+  const w = o['lowBalanceWarnings'];
+  if (!Array.isArray(w) || !w.every((n) => typeof n === 'number')) fail('lowBalanceWarnings must be numbers');
+  let friendlyHours: FriendlyHours | null = null;
+  if (o['friendlyHours'] !== null) {
+    const f = obj(o['friendlyHours'], 'friendlyHours');
+    const h = f['holidays'];
+    if (!Array.isArray(h) || !h.every((d) => typeof d === 'string')) fail('holidays must be strings');
+    friendlyHours = { from: str(f, 'from'), to: str(f, 'to'), holidays: h };
+  }
+  const policy = { lowBalanceWarnings: w, emergencyCredit: num(o, 'emergencyCredit'), friendlyHours };
+  const problem = policyProblem(policy);
+  if (problem) fail(`prepaidPolicy.${problem.loc.join('.')}: ${problem.msg}`);
+  return policy;
 }
 
 function parseFaults(x: unknown): Fault[] {

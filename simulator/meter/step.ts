@@ -5,6 +5,7 @@ import { reportedState, sameReportedState } from './create.ts';
 import { addFault, clearFaults } from './faults/edges.ts';
 import { powered } from './faults/power.ts';
 import { integrateTo } from './integrate.ts';
+import { setPrepaidPolicy } from './policy.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
 import { endRollover, replaceMeter } from './register.ts';
@@ -25,7 +26,8 @@ export const RECENT_COMMANDS_LIMIT = 256;
 /**
  * [M-1] Integrates energy and billing from state.lastTs up to `now` (never backwards; meter time has
  * millisecond resolution), emitting what falls due on the way, then applies `event` at that instant.
- * Throws a TypeError only for an invalid load in set_load (operator input, not network input).
+ * Throws a TypeError only for an invalid load in set_load or an invalid policy in set_prepaid_policy
+ * (operator input, not network input), before anything is changed.
  */
 export function step(state: MeterState, event: MeterEvent, now: number): StepResult {
   const s: MeterState = { ...state };
@@ -46,7 +48,7 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       return sampleStep(s, event, t, effects); // [M-14]
     case 'connect': {
       // [M-17] a true reading at the connection: the registers as they stand, the schedule of M-2 untouched.
-      const sample = event.readings ? traceSample(s, event.readings, t, relayClosed(s)) : readingsAt(s, t);
+      const sample = event.readings ? traceSample(s, event.readings, t, relayClosed(s, t)) : readingsAt(s, t);
       effects.push({ type: 'telemetry', sample });
       return { state: s, effects };
     }
@@ -68,6 +70,9 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       if (event.debitPaise) s.balance -= BigInt(event.debitPaise) * UNITS_PER_PAISE;
       effects.push({ type: 'info' }); // [MC-4.1] a new serial
       return { state: s, effects };
+    case 'set_prepaid_policy':
+      setPrepaidPolicy(s, event.policy); // [M-31] from this instant; reported below if that changes anything
+      break;
     case 'button':
       // [M-11] spec §4: holding the button about 5 s joins the configuration network.
       if (event.holdSeconds >= CONFIG_HOLD_SECONDS) s.wifi = { ...s.wifi, configMode: true };

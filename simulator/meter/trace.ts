@@ -33,7 +33,8 @@ export function createTraceMeter(opts: Omit<CreateMeterOptions, 'load'>, now: nu
 export function sampleStep(s: MeterState, event: SampleEvent, t: number, effects: MeterEffect[]): StepResult {
   if (typeof event.energy !== 'bigint' || event.energy < 0n)
     throw new TypeError('sample: energy must be a bigint >= 0 (mW·ms since the previous sample)');
-  const closed = relayClosed(s);
+  const closed = relayClosed(s, t);
+  const low = s.prepaidPolicy === null ? null : reportedState(s, t).low_balance; // [M-30]
   if (closed) {
     const charge = billingRate(s) * event.energy;
     s.energy += event.energy;
@@ -41,7 +42,8 @@ export function sampleStep(s: MeterState, event: SampleEvent, t: number, effects
     s.charged += charge; // [M-15]
   }
   effects.push({ type: 'telemetry', sample: traceSample(s, event.readings, t, closed) });
-  if (relayClosed(s) !== closed) effects.push({ type: 'state', state: reportedState(s, t) });
+  if (relayClosed(s, t) !== closed || (s.prepaidPolicy !== null && reportedState(s, t).low_balance !== low))
+    effects.push({ type: 'state', state: reportedState(s, t) });
   return { state: s, effects };
 }
 

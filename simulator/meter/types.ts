@@ -2,6 +2,7 @@
 // Units are chosen so that energy and money are exact integers (see README "Exact billing").
 
 import type { Fault } from './faults/types.ts';
+import type { PrepaidPolicy } from './policy.ts';
 
 export const MODES = ['prepaid', 'postpaid', 'measurement', 'relay_off'] as const;
 export type Mode = (typeof MODES)[number];
@@ -79,6 +80,8 @@ export interface MeterState {
   registerBase: bigint;
   /** [M-26] The register counts modulo this (mW·ms) from registerBase, or null: it does not roll over. */
   registerMax: bigint | null;
+  /** Issue 12 §4: emergency credit, friendly hours, low-balance warnings (policy.ts); null = none. */
+  prepaidPolicy: PrepaidPolicy | null;
 }
 
 export type MeterCommand =
@@ -119,7 +122,9 @@ export type MeterEvent =
       serial: string;
       /** Paise taken off the balance as the old meter goes (its owner refunds them; negative: a debt forgiven). */
       debitPaise?: number;
-    };
+    }
+  /** Issue 12 §4 [M-31]: the prepaid policy from this instant (null: none). Must pass policyProblem. */
+  | { type: 'set_prepaid_policy'; policy: PrepaidPolicy | null };
 
 /**
  * [M-14] What a trace says the meter measured at a sample instant (units as in Sample). `voltage`
@@ -164,6 +169,11 @@ export interface ReportedState {
   wifi_type: 'Primary' | 'Secondary';
   /** [M-22] Tamper conditions active (sorted); absent: none. */
   tamper?: ('cover_open' | 'magnet')[];
+  /**
+   * [M-30] Present only on a meter with a prepaid policy: the lowest low-balance threshold (paise) the
+   * balance is below in prepaid mode, or null.
+   */
+  low_balance?: number | null;
 }
 
 export type CommandReply =

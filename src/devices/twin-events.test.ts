@@ -71,6 +71,37 @@ describe('stateEmissions', () => {
       ['meter.relay'],
     ],
     [
+      '[MC-5.6] first warning threshold crossed',
+      state({ low_balance: null }),
+      state({ balance: 49, low_balance: 50 }),
+      ['meter.low_balance'],
+    ],
+    [
+      '[MC-5.6] a lower threshold crossed',
+      state({ low_balance: 50 }),
+      state({ balance: -1, low_balance: 0 }),
+      ['meter.low_balance'],
+    ],
+    ['[MC-5.6] field absent before', state(), state({ balance: 49, low_balance: 50 }), ['meter.low_balance']],
+    [
+      '[MC-5.6] re-armed by a recharge: no warning',
+      state({ low_balance: 0 }),
+      state({ balance: 900, low_balance: null }),
+      [],
+    ],
+    [
+      '[MC-5.6] lifted to a higher threshold: no warning',
+      state({ low_balance: 0 }),
+      state({ balance: 20, low_balance: 50 }),
+      [],
+    ],
+    [
+      '[MC-5.6] the same threshold again (a newer report)',
+      state({ low_balance: 50 }),
+      state({ ts: 2, low_balance: 50 }),
+      [],
+    ],
+    [
       'postpaid below zero is no cut-off',
       state({ mode: 'postpaid' }),
       state({ mode: 'postpaid', balance: -5 }),
@@ -90,6 +121,12 @@ describe('stateEmissions', () => {
       { type: 'meter.cutoff', data: { balance: -3 } },
     ]);
   });
+});
+
+it('[MC-5.6] a low-balance warning carries the threshold and the balance', () => {
+  expect(stateEmissions(state({ low_balance: null }), state({ balance: 4999, low_balance: 5000 }))).toEqual([
+    { type: 'meter.low_balance', data: { threshold: 5000, balance: 4999 } },
+  ]);
 });
 
 describe('infoChanges', () => {

@@ -94,6 +94,11 @@ export function stateEmissions(was: StatePayload | null, now: StatePayload): Emi
   const tamperNow = now.tamper ?? [];
   if (String(tamperWas) !== String(tamperNow))
     out.push({ type: 'meter.tamper', data: { tamper: [...tamperNow], was: [...tamperWas] } });
+  // [MC-5.6] a warning threshold fell through: the reported one is lower than before (or new).
+  const low = now.low_balance ?? null;
+  const wasLow = was.low_balance ?? null;
+  if (low !== null && (wasLow === null || low < wasLow))
+    out.push({ type: 'meter.low_balance', data: { threshold: low, balance: now.balance } });
   const cut = isCutOff(now);
   if (cut && !isCutOff(was)) out.push({ type: 'meter.cutoff', data: { balance: now.balance } });
   else if (!cut && isCutOff(was) && now.relay_state)

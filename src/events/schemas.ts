@@ -67,6 +67,11 @@ export const EVENT_DATA = {
   'fault.added': z.object({ fault_id: z.string(), kind: z.string(), from: Ms, until: Ms.nullable() }),
   /** Faults cleared through /sim/v1 before their end (one, or all a meter had). */
   'fault.cleared': z.object({ fault_ids: z.array(z.string()) }),
+  /**
+   * Issue 12 §4 [MC-5.6]: a prepaid balance fell through a low-balance warning threshold (the lowest one,
+   * if a single report crossed several), with the balance the meter reported then.
+   */
+  'meter.low_balance': z.object({ threshold: Paise, balance: Paise }),
 
   // ---- money (durable) ----
   'money.recharge': z.object({
@@ -177,6 +182,7 @@ export const DURABLE_TYPES: ReadonlySet<EventType> = new Set<EventType>([
   // Money went back or away with them: the journal keeps saying so.
   'world.restored',
   'world.reset',
+  'meter.low_balance',
 ]);
 
 export interface MeterEvent<T extends EventType = EventType> {

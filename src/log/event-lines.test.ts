@@ -243,6 +243,7 @@ describe('event lines (issue 9 §2)', () => {
       'meter.register_reset': { epoch: 1, offset_kwh: 12.5, last_kwh: 12.5 },
       'meter.register_rollover': { epoch: 0, offset_kwh: 100, max_kwh: 100, last_kwh: 99.99 },
       'meter.replaced': { old_serial: 'SN-1', new_serial: 'SN-2' },
+      'meter.low_balance': { threshold: 5000, balance: 4999 },
       'money.recharge': {
         outcome: 'refused',
         transaction_id: 't',

@@ -132,6 +132,10 @@ export const LINES: LineTable = {
     level: 'info',
     msg: (d, dev) => `${dev} meter replaced: serial ${d.old_serial} → ${d.new_serial}`,
   },
+  'meter.low_balance': {
+    level: 'info',
+    msg: (d, dev) => `${dev} low balance: below ${rupees(d.threshold)}, balance ${rupees(d.balance)}`,
+  },
   'money.recharge': {
     level: (d) => (d.outcome === 'applied' ? 'info' : 'warn'),
     msg: (d, dev) => {

@@ -152,6 +152,24 @@ const OPERATIONS = {
     description: '`[{device_id, done_days, total_days, samples}]` (spec-decisions 52).',
     response: simResponses({ data: list }),
   },
+  getPrepaidPolicy: {
+    summary: "A virtual meter's prepaid policy",
+    description:
+      '`{device_id, prepaid_policy, low_balance, balance, relay_state}`; `prepaid_policy` null: none (issue 12 §4).',
+    response: simResponses({ data: object, errors: VIRTUAL_METER }),
+  },
+  setPrepaidPolicy: {
+    summary: "Set a virtual meter's prepaid policy (emergency credit, friendly hours, warnings)",
+    description:
+      'The whole policy, from now: `low_balance_warnings` (descending paise), `emergency_credit` (paise), ' +
+      '`friendly_hours` `{from, to, holidays}` in IST or null. Left out: none. Answers as GET.',
+    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
+  },
+  clearPrepaidPolicy: {
+    summary: "Remove a virtual meter's prepaid policy",
+    description: 'Back to the plain prepaid rule (cut off below zero). Answers as GET.',
+    response: simResponses({ data: object, errors: VIRTUAL_METER }),
+  },
   getFleet: {
     summary: 'The fleet: every device with what its twin saw',
     description: "The web console's rows (spec-decisions 62).",

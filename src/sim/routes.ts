@@ -17,6 +17,7 @@ import { eventRoutes } from './events.ts';
 import { faultRoutes } from './fault-routes.ts';
 import { fleetView } from './fleet.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
+import { policyRoutes } from './policy-routes.ts';
 import { replaceRoutes } from './replace-routes.ts';
 import * as s from './schemas.ts';
 import { snapshotRoutes } from './snapshot-routes.ts';
@@ -34,6 +35,8 @@ export interface SimRoutesOptions {
    */
   forward?: SimForward;
 }
+
+const EXTERNAL_POLICY = 'An external meter keeps its own prepaid policy: leave prepaid_policy out';
 
 function tokenMatches(given: unknown, expected: string): boolean {
   if (typeof given !== 'string') return false;
@@ -97,6 +100,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   };
 
   faultRoutes(app, { world, virtualMeter });
+  policyRoutes(app, { virtualMeter, now });
 
   r.post('/accounts', { schema: { ...simDoc('createAccount'), body: s.accountBody } }, async (req) => {
     const { account, apiKey } = await world.createAccount(req.body.name);
@@ -134,6 +138,8 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   });
 
   r.post('/devices', { schema: { ...simDoc('createDevice'), body: s.deviceBody } }, async (req, reply) => {
+    if (req.body.external && req.body.prepaid_policy)
+      throw ApiError.validation([{ loc: ['prepaid_policy'], msg: EXTERNAL_POLICY }]);
     const { device, secret, meter } = await world
       .provisionDevice(deviceInputFrom(req.body))
       .catch(mapWorldError);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../firmware-protocol/mqtt/topics.ts';
 import { MODELS, MODES } from '../../simulator/meter/types.ts';
 import { positiveIntParam } from '../http/params.ts';
+import { prepaidPolicyBody } from './policy-schemas.ts';
 
 const udf = z.string().max(255).nullable().optional();
 export const udfFields = { udf1: udf, udf2: udf, udf3: udf, udf4: udf, udf5: udf };
@@ -58,6 +59,7 @@ export const deviceBody = z.strictObject({
     .describe(
       'true: create only the device and its MQTT credentials; the meter runs elsewhere (bridge, real meter)',
     ),
+  prepaid_policy: prepaidPolicyBody.nullable().optional(),
   ...udfFields,
 });
 

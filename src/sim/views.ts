@@ -5,6 +5,7 @@ import type { DeviceRecord, Space } from '../store/types.ts';
 import { toIstIso } from '../time/ist.ts';
 import { faultView, liveFaults } from '../world/faults.ts';
 import type { NewDeviceInput } from '../world/world.ts';
+import { policyFromBody, policyView } from './policy-schemas.ts';
 import type { DeviceBody } from './schemas.ts';
 
 export function spaceView(space: Space) {
@@ -58,6 +59,9 @@ export function meterView(meter: VirtualMeter, now: number) {
     pending_samples: meter.pendingSamples,
     // Issue 12: its active and scheduled faults, as /sim/v1/devices/{id}/faults lists them.
     faults: liveFaults(st, now).map((f) => faultView(f, now)),
+    // Issue 12 §4: the policy, and the warning threshold the balance is below ([M-30]).
+    prepaid_policy: policyView(st.prepaidPolicy),
+    low_balance: reported.low_balance ?? null,
   };
 }
 
@@ -84,6 +88,7 @@ export function deviceInputFrom(b: DeviceBody): NewDeviceInput {
     backfillPeriodS: b.backfill_period_s,
     seed: b.seed,
     external: b.external,
+    prepaidPolicy: b.prepaid_policy ? policyFromBody(b.prepaid_policy) : null,
     udf1: b.udf1 ?? null,
     udf2: b.udf2 ?? null,
     udf3: b.udf3 ?? null,

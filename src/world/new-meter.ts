@@ -51,6 +51,7 @@ export function newMeterPlan(input: NewDeviceInput, deviceId: string, now: numbe
       load: input.load,
       seed: input.seed,
       telemetryPeriodMs: days > 0 ? backfillPeriodMs : periodMs,
+      prepaidPolicy: input.prepaidPolicy,
     },
     now - days * DAY_MS,
   );

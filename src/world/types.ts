@@ -1,6 +1,7 @@
 // The world's shared vocabulary: its log, the input of a new device, its errors, and what it keeps
 // per virtual meter beside the meter itself.
 
+import type { PrepaidPolicy } from '../../simulator/meter/policy.ts';
 import type { LoadProfile, MeterModel, Mode, TariffSlot } from '../../simulator/meter/types.ts';
 import type { Udfs } from '../store/types.ts';
 
@@ -38,6 +39,8 @@ export interface NewDeviceInput extends Partial<Udfs> {
    * the device and its MQTT credentials are created, but no meter runs here.
    */
   external?: boolean;
+  /** Issue 12 §4: the meter's prepaid policy (simulator/meter/policy.ts); absent or null = none. */
+  prepaidPolicy?: PrepaidPolicy | null;
 }
 
 export class WorldError extends Error {

@@ -26,7 +26,7 @@ export interface SimResponse<T = Record<string, unknown>> {
 
 /** An HTTP call to /sim/v1 (or any path starting with '/'), with the admin token unless told otherwise. */
 export type Sim = <T = Record<string, unknown>>(
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
   opts?: { token?: string | null },

@@ -15,14 +15,14 @@ export type Flow = 'normal' | 'none' | 'forced';
 export function flowAt(s: MeterState, t: number): Flow {
   const f = s.faults;
   if (activeFault(f, 'power_outage', t) || activeFault(f, 'relay_stuck_open', t)) return 'none';
-  if (activeFault(f, 'welded_relay', t) && !relayClosed(s)) return 'forced';
+  if (activeFault(f, 'welded_relay', t) && !relayClosed(s, t)) return 'forced';
   return 'normal';
 }
 
 /** Whether current flows at t (for what the meter measures). */
 export function currentFlows(s: MeterState, t: number): boolean {
   const flow = flowAt(s, t);
-  return flow === 'forced' || (flow === 'normal' && relayClosed(s));
+  return flow === 'forced' || (flow === 'normal' && relayClosed(s, t));
 }
 
 export const hardwareHandlers: Partial<Record<FaultKind, FaultHandler>> = {

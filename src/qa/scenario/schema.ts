@@ -38,6 +38,7 @@ export const meterSchema = deviceBody
     online: true,
     backfill_days: true,
     seed: true,
+    prepaid_policy: true,
   })
   .extend({ id: meterId });
 
