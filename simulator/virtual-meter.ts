@@ -56,6 +56,8 @@ export class VirtualMeter {
   );
   #lastQueuedTs = 0;
   #drainWaiters: (() => void)[] = [];
+  /** A connection under way: settles once announced or once its first attempt failed. */
+  #connecting: Promise<void> | null = null;
   #announced = false;
   #onAnnounced: (() => void) | null = null;
   /** Issue 12: the link faults' wall-clock side, made when the meter first has a fault. */
@@ -151,6 +153,10 @@ export class VirtualMeter {
 
   /** Resolves once every queued sample is acknowledged by the broker (or at once when offline). */
   drained(): Promise<void> {
+    // Reconnecting (a link fault just ended: power back, a flap's off window over): what it held goes
+    // out once it is back, so a clock advance stores it before it returns.
+    const connecting = this.#connecting;
+    if (connecting) return connecting.then(() => this.drained());
     if (!this.connected || this.pendingSamples === 0) return Promise.resolve();
     return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
@@ -356,10 +362,13 @@ export class VirtualMeter {
       if (this.#client === client) this.#announced = false;
     });
     // Resolve once announced (online on the broker), or once the first attempt failed.
-    await new Promise<void>((resolve) => {
+    const connecting = new Promise<void>((resolve) => {
       this.#onAnnounced = resolve;
       client.once('close', () => resolve());
     });
+    this.#connecting = connecting;
+    await connecting;
+    if (this.#connecting === connecting) this.#connecting = null;
   }
 
   /**

@@ -447,6 +447,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sim/v1/devices/{device_id}/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A virtual meter's active and scheduled faults
+         * @description Each as POST answers it; ended and cleared faults are not listed.
+         */
+        get: operations["listDeviceFaults"];
+        put?: never;
+        /**
+         * Switch a fault on a virtual meter (issue 12)
+         * @description Body `{kind, ...params, start_at?, duration_s?, seed?}`: one of 21 kinds (docs/faults.md), from `start_at` (virtual, not in the past; default now) for `duration_s` virtual seconds (default: until cleared). Answers `201` with the fault `{fault_id, kind, ...params, start_at, end_at, active, seed}`. A fault of the same kind already covering part of that time: `409` (spec-decisions 93–99).
+         */
+        post: operations["addDeviceFault"];
+        /**
+         * Clear all of a virtual meter's faults
+         * @description Active ones end now (an outage is restored); answers the faults cleared.
+         */
+        delete: operations["clearDeviceFaults"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/devices/{device_id}/faults/{fault_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Clear one fault of a virtual meter
+         * @description Answers the fault cleared; `404` when the meter has no such active or scheduled fault.
+         */
+        delete: operations["clearDeviceFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sim/v1/devices/{device_id}/load": {
         parameters: {
             query?: never;
@@ -487,6 +535,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sim/v1/devices/{device_id}/prepaid-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A virtual meter's prepaid policy
+         * @description `{device_id, prepaid_policy, low_balance, balance, relay_state}`; `prepaid_policy` null: none (issue 12 §4).
+         */
+        get: operations["getPrepaidPolicy"];
+        /**
+         * Set a virtual meter's prepaid policy (emergency credit, friendly hours, warnings)
+         * @description The whole policy, from now: `low_balance_warnings` (descending paise), `emergency_credit` (paise), `friendly_hours` `{from, to, holidays}` in IST or null. Left out: none. Answers as GET.
+         */
+        put: operations["setPrepaidPolicy"];
+        post?: never;
+        /**
+         * Remove a virtual meter's prepaid policy
+         * @description Back to the plain prepaid rule (cut off below zero). Answers as GET.
+         */
+        delete: operations["clearPrepaidPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sim/v1/devices/{device_id}/recharge": {
         parameters: {
             query?: never;
@@ -501,6 +577,46 @@ export interface paths {
          * @description Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first.
          */
         post: operations["rechargeDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/devices/{device_id}/replace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a virtual meter with a new physical one (issue 12 §3)
+         * @description Body `{serial?, keep_balance?}`. The same `device_id`, name, udfs, space, account, mode and tariffs; a new `serial` (default generated; 1 to 64 printable characters, not the present one), its energy register from 0 in a new `register_epoch` (MQTT contract MC-4.5, MC-7.9), no faults. The service joins the two registers, so energy readings and history (last − first) stay continuous. The balance moves to the new meter (no ledger entry); `keep_balance: false` refunds it through a ledger `adjustment` instead. The meter reconnects with its new info. Answers `{device_id, old_serial, new_serial, register_epoch, balance, refund}`; an external, worker-hosted or backfilling device: 409 (spec-decisions 108).
+         */
+        post: operations["replaceDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/devices/{device_id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset one virtual meter to how it started
+         * @description Its readings and reports go; registers zero, relay on, faults cleared; its configuration stays; its balance is the opening amount again, through one `adjustment` ledger entry (spec-decisions 116). Answers `{device_id, balance, adjustment}`.
+         */
+        post: operations["resetDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -601,6 +717,130 @@ export interface paths {
         get: operations["checkLedger"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Empty the world
+         * @description Every account, key, space, device, meter, ledger entry and reading goes; the clock and the admin token stay (spec-decisions 113). Answers `{devices_removed}`.
+         */
+        post: operations["resetWorld"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the saved world snapshots
+         * @description Oldest first, each as `saveSnapshot` answers it.
+         */
+        get: operations["listSnapshots"];
+        put?: never;
+        /**
+         * Save the whole world as a named snapshot
+         * @description Accounts, keys, spaces, devices, meter states, ledger, readings and the clock (spec-decisions 110). Answers `201 {name, created_at, clock, clock_ms, speed, devices, readings, bytes}`; `409` if the name exists or another snapshot, restore, reset or clock advance runs, or fleet workers host meters.
+         */
+        post: operations["saveSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/snapshots/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a world snapshot
+         * @description `404` unknown name.
+         */
+        delete: operations["deleteSnapshot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/snapshots/{name}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A world snapshot's portable file
+         * @description A SQLite file (application/octet-stream, with Content-Disposition), whichever store the service runs on; import it here or into another service, or start one from it with `serve --from-snapshot` (spec-decisions 110, 114, 115). `404` unknown name; `409` on an API instance.
+         */
+        get: operations["exportSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/snapshots/{name}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the world back as a snapshot saved it
+         * @description Every meter stops and comes back as it was; the clock goes to the snapshot's; the events journal keeps going with a `world.restored` event (spec-decisions 111, 112). `404` unknown name; `409` while another snapshot, restore, reset or clock advance runs.
+         */
+        post: operations["restoreSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/snapshots/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a snapshot file in under `?name=`
+         * @description The body is the file as `exportSnapshot` gave it (application/octet-stream, at most 2 GiB: `413` over). A file that is not a meterstack snapshot of this schema: `422 validation_error`; a taken name: `409`.
+         */
+        post: operations["importSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4417,6 +4657,15 @@ export interface operations {
                     model?: "basic" | "full";
                     name?: string;
                     online?: boolean;
+                    prepaid_policy?: {
+                        emergency_credit?: number;
+                        friendly_hours?: {
+                            from: string;
+                            holidays?: string[];
+                            to: string;
+                        } | null;
+                        low_balance_warnings?: number[];
+                    } | null;
                     seed?: number;
                     space_id?: number | null;
                     telemetry_period_s?: number;
@@ -4885,6 +5134,786 @@ export interface operations {
             };
         };
     };
+    listDeviceFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    addDeviceFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "reply_drop";
+                    /** @default 1 */
+                    probability?: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    delay_ms?: number;
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "reply_delay";
+                    max_ms?: number;
+                    min_ms?: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "busy";
+                    /** @default 1 */
+                    probability?: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "malformed_reply";
+                    /** @default 1 */
+                    probability?: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "silence";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "flapping";
+                    offline_s: number;
+                    online_s: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    interval_ms: number;
+                    /** @enum {string} */
+                    kind: "reconnect_storm";
+                    reconnects: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "telemetry_gap";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "backlog_burst";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "duplicate_samples";
+                    /** @default 1 */
+                    probability?: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "out_of_order";
+                    /** @default 1 */
+                    probability?: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: unknown;
+                    /** @enum {string} */
+                    kind: "register_reset";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "register_rollover";
+                    max_kwh: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "power_outage";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "voltage_sag";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                    volts: number;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "voltage_swell";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                    volts: number;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "clock_drift";
+                    ppm: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "clock_skew";
+                    seconds: number;
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "welded_relay";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "relay_stuck_open";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                } | {
+                    duration_s?: number;
+                    /** @enum {string} */
+                    kind: "tamper";
+                    seed?: number;
+                    /** Format: date-time */
+                    start_at?: string;
+                    /** @enum {string} */
+                    type: "cover_open" | "magnet";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    clearDeviceFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    clearDeviceFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+                fault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     setDeviceLoad: {
         parameters: {
             query?: never;
@@ -5250,6 +6279,479 @@ export interface operations {
             };
         };
     };
+    getPrepaidPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    setPrepaidPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    emergency_credit?: number;
+                    friendly_hours?: {
+                        from: string;
+                        holidays?: string[];
+                        to: string;
+                    } | null;
+                    low_balance_warnings?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    clearPrepaidPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
     rechargeDevice: {
         parameters: {
             query?: never;
@@ -5384,6 +6886,331 @@ export interface operations {
             };
             /** @description Error: `unsupported_media_type` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    replaceDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    keep_balance?: boolean;
+                    serial?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    resetDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5809,6 +7636,805 @@ export interface operations {
             };
             /** @description Error: `admin_authentication_error` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    resetWorld: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    listSnapshots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    saveSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        data: true;
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    exportSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    importSnapshot: {
+        parameters: {
+            query: {
+                name: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

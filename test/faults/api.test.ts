@@ -137,7 +137,10 @@ describe('bad input: a clear error in the envelope, nothing applied', () => {
     ok(await t.sim('POST', '/clock/advance', { seconds: 3600 })); // 1 kWh on the register
     const res = await t.sim('POST', faults(b.deviceId), { kind: 'register_rollover', max_kwh: 0.5 });
     expect(invalid(asV2(res))).toEqual([
-      { loc: ['body', 'max_kwh'], msg: 'must be above the present register, 1 kWh' },
+      {
+        loc: ['body', 'max_kwh'],
+        msg: 'max_kwh 0.5 must exceed the register the meter shows now, 1 kWh',
+      },
     ]);
     ok(await t.sim('POST', faults(b.deviceId), { kind: 'register_rollover', max_kwh: 2 }), 201);
   });
