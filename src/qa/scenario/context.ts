@@ -24,6 +24,8 @@ export class ScenarioContext {
   readonly accounts = new Map<string, { id: number; key: string }>();
   readonly spaces = new Map<string, number>();
   readonly seen: SeenMessage[] = [];
+  /** A `fault` step's `as_id` -> the fault id the service gave. */
+  readonly faultIds = new Map<string, string>();
   /** Index into `seen` where the previous step began. */
   previousStepStart = 0;
   stepStart = 0;
