@@ -34,8 +34,8 @@ export class ScenarioContext {
   stepSeq = 0;
 
   constructor(
-    readonly svc: RunningService,
-    readonly mqtt: MqttClient,
+    readonly svc: Pick<RunningService, 'httpUrl' | 'adminToken'>,
+    mqtt: Pick<MqttClient, 'on'>,
     readonly firstAccount: () => string,
   ) {
     mqtt.on('message', (topic, payload, packet) => {

@@ -150,6 +150,8 @@ export const faultStepSchema = z
     as_id: faultRef.optional(),
   })
   .superRefine((f, ctx) => {
+    // A bad duration is already reported (zod still runs this refinement).
+    if (typeof f.duration === 'string' && !DURATION.test(f.duration)) return;
     const r = faultBody.safeParse(faultRequestBody(f));
     if (!r.success)
       for (const issue of r.error.issues)
