@@ -1,13 +1,20 @@
 // What a running scenario holds: the embedded service, who is who (accounts, keys, spaces), the MQTT
 // messages seen, and HTTP calls made as one of them.
 
-import type { MqttClient } from 'mqtt';
 import type { RunningService } from '../../service.ts';
 
 export interface SeenMessage {
   topic: string;
   retain: boolean;
   json: unknown;
+}
+
+/** Where MQTT messages come from: an mqtt.js client subscribed to the meters' topics. */
+export interface MessageSource {
+  on(
+    event: 'message',
+    listener: (topic: string, payload: Buffer, packet: { retain: boolean }) => void,
+  ): unknown;
 }
 
 export interface CallResult {
@@ -35,7 +42,7 @@ export class ScenarioContext {
 
   constructor(
     readonly svc: Pick<RunningService, 'httpUrl' | 'adminToken'>,
-    mqtt: Pick<MqttClient, 'on'>,
+    mqtt: MessageSource,
     readonly firstAccount: () => string,
   ) {
     mqtt.on('message', (topic, payload, packet) => {
