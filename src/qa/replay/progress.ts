@@ -59,7 +59,7 @@ export function progressReporter(
     update(p) {
       latest = p;
       if (start !== null || p.samples === 0) return;
-      start = { wall: wall(), samples: p.samples - 1 };
+      start = { wall: wall(), samples: p.samples };
       timer = setInterval(draw, everyMs);
       timer.unref();
     },
