@@ -4,12 +4,14 @@
 // runs are fixtures/scenarios/14-… to 19-…).
 
 import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ScenarioContext } from '../../src/qa/scenario/context.ts';
 import { parseScenario } from '../../src/qa/scenario/load.ts';
 import type { Scenario } from '../../src/qa/scenario/schema.ts';
 import { runStep } from '../../src/qa/scenario/steps.ts';
+import { REPO_ROOT } from '../helpers/child.ts';
 
 interface Seen {
   method: string;
@@ -178,6 +180,16 @@ describe('issue-12 scenario steps', () => {
     const call = seen.at(-1)!;
     expect(call.url).toBe('/api/v2/spaces/9');
     expect(call.key).toMatch(/^msk_new_\d+$/);
+  });
+
+  it('from_snapshot is a file next to the scenario, which must exist', () => {
+    const text = (path: string) =>
+      `name: s\nfrom_snapshot: ${path}\n${WORLD.slice(WORLD.indexOf('world:'))}  - advance: 1m\n`;
+    expect(() => parseScenario('test/qa/fixtures/s.yaml', text('nope.db'))).toThrow(
+      /^test\/qa\/fixtures\/s\.yaml:2:16: from_snapshot: no such file \/.*\/test\/qa\/fixtures\/nope\.db$/,
+    );
+    const s = parseScenario('test/qa/fixtures/s.yaml', text('failing.yaml'));
+    expect(s.from_snapshot).toBe(join(REPO_ROOT, 'test/qa/fixtures/failing.yaml'));
   });
 
   it('a fault step is checked when the file is loaded: kind and params, at their line', () => {

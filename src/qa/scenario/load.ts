@@ -1,6 +1,7 @@
 // Reads a scenario file (YAML, or JSON, which is YAML too) and validates it, with errors that name the
 // file, the line and the field: `fixtures/scenarios/x.yaml:14:9: timeline[3].advance: …`.
 
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument } from 'yaml';
@@ -57,7 +58,11 @@ export function parseScenario(file: string, text: string): LoadedScenario {
     return isNode(node) && node.range ? lines.linePos(node.range[0]).line : 0;
   });
   const s: LoadedScenario = { ...result.data, file, stepLines };
-  if (s.from_snapshot !== undefined) s.from_snapshot = resolve(dirname(file), s.from_snapshot);
+  if (s.from_snapshot !== undefined) {
+    s.from_snapshot = resolve(dirname(file), s.from_snapshot);
+    if (!existsSync(s.from_snapshot))
+      throw new ScenarioError([located(['from_snapshot'], `no such file ${s.from_snapshot}`)]);
+  }
   return s;
 }
 
