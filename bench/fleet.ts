@@ -98,6 +98,7 @@ try {
 
   fleet.start();
   const cpu0 = serve.cpuSeconds();
+  const own0 = process.cpuUsage();
   const tRun = performance.now();
   let peakRss = 0;
   const rssSeries: number[] = [];
@@ -108,14 +109,18 @@ try {
   }
   const runS = (performance.now() - tRun) / 1000;
   const serveCpu = serve.cpuSeconds() - cpu0;
+  const ownRun = process.cpuUsage(own0);
+  const metersCpu = (ownRun.user + ownRun.system) / 1e6;
   const stillOnline = meters.filter((m) => m.connected).length;
 
   await watcher.endAsync();
   const tStop = performance.now();
   await fleet.stop(); // a last tick, every queued sample acknowledged by the broker, then a clean disconnect
   const pending = meters.reduce((n, m) => n + m.pendingSamples, 0);
+  // Every period's sample from the first one on, plus the sample each meter sends as it connects
+  // [MC-6.7] (off the period's grid: it is a reading at the connection's instant).
   const published = meters.reduce(
-    (n, m) => n + (m.lastSampleTs === 0 ? 0 : (m.lastSampleTs - firstSampleTs.get(m.id)!) / PERIOD_MS + 1),
+    (n, m) => n + (m.lastSampleTs === 0 ? 0 : (m.lastSampleTs - firstSampleTs.get(m.id)!) / PERIOD_MS + 2),
     0,
   );
   const rssBeforeStop = serve.rssMiB();
@@ -129,7 +134,8 @@ try {
   const lost = published - stored;
   console.log(
     `  ran ${runS.toFixed(1)} s: ${stillOnline.toLocaleString('en')} meters still connected at the end; serve used ` +
-      `${serveCpu.toFixed(1)} CPU s (${((100 * serveCpu) / runS).toFixed(0)}% of a core), RSS now ${mib(rssBeforeStop)}, ` +
+      `${serveCpu.toFixed(1)} CPU s (${((100 * serveCpu) / runS).toFixed(0)}% of a core), the meters (this process) ` +
+      `${metersCpu.toFixed(1)} CPU s, together ${(serveCpu + metersCpu).toFixed(1)} s; RSS now ${mib(rssBeforeStop)}, ` +
       `peak ${mib(Math.max(peakRss, hwm))}; every 10 s: ${rssSeries.join(', ')} MiB`,
   );
   console.log(

@@ -3,8 +3,9 @@
 
 import { parseArgs } from 'node:util';
 import { MODES } from '../../simulator/meter/types.ts';
+import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
-import { type Pace, replay } from '../qa/replay/replay.ts';
+import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';
 import { embeddedTarget, type Target, TargetError } from '../qa/replay/target.ts';
 import { loadTrace } from '../qa/traces/load.ts';
 import { TraceError } from '../qa/traces/types.ts';
@@ -22,8 +23,12 @@ where:
   --mqtt-url <mqtt://…>       the broker, when not the one the service names
 
 device:
-  --device <id>               device id (default: the trace's device_id, else one is made)
-  --mqtt-password <secret>    reuse the existing device <id> with this MQTT password
+  --device <id>               device id (default: the trace's device_id, else one is made); when the
+                              service has it already (a trace replayed again) it is played again, if
+                              it is external, of the trace's model and in the account asked for
+  --mqtt-password <secret>    its MQTT password (default: remembered from when a replay made it)
+  --known-devices <file>      where made devices are remembered (default ~/.meterstack/replay-devices.json;
+                              none for an in-memory service)
   --account <id> --space <id> put the new device there (default: a new account and space)
   --api-key <key>             a v2 key of that account, to check the history at the end
 
@@ -35,6 +40,9 @@ pace:
   --instant                   as fast as the broker takes it, 1000 samples a message
   --loop                      start again at the end, continuing in time and energy (Ctrl-C stops)
   --loops <N>                 play N times
+
+Progress (stderr) is printed every second: trace time covered, samples/s, ETA. Ctrl-C stops the
+replay cleanly and exits 130.
 `;
 
 function int(v: string | undefined, name: string): number | undefined {
@@ -69,12 +77,17 @@ export async function runReplay(argv: string[]): Promise<void> {
     if (v.url) {
       const token = v['admin-token'] ?? process.env['METERSTACK_ADMIN_TOKEN'];
       if (!token) throw new TargetError('--url needs --admin-token (or METERSTACK_ADMIN_TOKEN)');
-      target = { httpUrl: v.url.replace(/\/$/, ''), adminToken: token, close: async () => {} };
+      const httpUrl = v.url.replace(/\/$/, '');
+      target = { httpUrl, adminToken: token, identity: httpUrl, close: async () => {} };
     } else {
       target = await embeddedTarget({ db: v.db ?? ':memory:' });
     }
     const abort = new AbortController();
-    process.once('SIGINT', () => abort.abort());
+    // The first Ctrl-C stops the replay cleanly (the report, then exit 130); a second one, at once.
+    process.once('SIGINT', () => {
+      abort.abort();
+      process.stderr.write('\nmeterstack replay: interrupted; stopping (Ctrl-C again to quit at once)\n');
+    });
     const progress = progressReporter(process.stderr);
     const started = performance.now();
     const r = await replay({
@@ -87,6 +100,7 @@ export async function runReplay(argv: string[]): Promise<void> {
         accountId: int(v.account, 'account'),
         spaceId: int(v.space, 'space'),
         apiKey: v['api-key'],
+        knownDevices: v['known-devices'] ?? DEFAULT_KNOWN_DEVICES,
       },
       pace,
       loops: v.loop ? Number.POSITIVE_INFINITY : (int(v.loops, 'loops') ?? 1),
@@ -105,8 +119,8 @@ export async function runReplay(argv: string[]): Promise<void> {
     const d = r.device;
     process.stdout.write(
       [
-        `replayed ${trace.file} (${trace.format}): ${r.samples} samples, ${r.events} events${r.loops > 1 ? `, ${r.loops} passes` : ''} in ${secs.toFixed(2)} s`,
-        `device   ${d.deviceId}${d.accountId === null ? '' : ` (account ${d.accountId}, space ${d.spaceId})`}${d.created ? `, MQTT password ${d.password}` : ''}`,
+        `${r.interrupted ? `interrupted at trace time ${traceTime(r.lastTs)}, having played` : 'replayed'} ${trace.file} (${trace.format}): ${r.samples} samples, ${r.events} events${r.loops > 1 ? `, ${r.loops} passes` : ''} in ${secs.toFixed(2)} s`,
+        `device   ${d.deviceId}${d.accountId === null ? '' : ` (account ${d.accountId}, space ${d.spaceId})`}${d.created ? `, MQTT password ${d.password}` : ', played again'}`,
         ...(d.created && d.apiKey ? [`API key  ${d.apiKey}`] : []),
         `service  ${target.httpUrl}`,
         `energy   ${r.energyKwh} kWh`,
@@ -115,10 +129,16 @@ export async function runReplay(argv: string[]): Promise<void> {
           ? `the trace ends offline: ${r.buffered} samples stay in the meter's buffer`
           : r.verified
             ? 'history  the last sample reads back through the v2 API'
-            : 'history  not checked (no API key of the account)',
+            : r.interrupted
+              ? 'history  not checked (interrupted)'
+              : 'history  not checked (no API key of the account)',
         '',
       ].join('\n'),
     );
+    if (r.interrupted) {
+      process.exitCode = 130;
+      return;
+    }
     if (v['keep-serving'] && !v.url) {
       process.stdout.write('serving; Ctrl-C stops\n');
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
@@ -148,6 +168,7 @@ function parse(argv: string[]) {
       account: { type: 'string' },
       space: { type: 'string' },
       'api-key': { type: 'string' },
+      'known-devices': { type: 'string' },
       mode: { type: 'string' },
       balance: { type: 'string' },
       'eb-tariff': { type: 'string' },

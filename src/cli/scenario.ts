@@ -1,16 +1,19 @@
-// `meterstack scenario run <files…>`: runs declarative scenarios (fixtures/README.md) against fresh
-// embedded services and reports; exit 1 when any expectation failed, 2 when a file is invalid.
+// `meterstack scenario run <files or directories…>`: runs declarative scenarios (fixtures/README.md)
+// against fresh embedded services and reports; exit 1 when any expectation failed, 2 when a file is
+// invalid. A directory stands for its scenario files, in name order.
 
-import { writeFile } from 'node:fs/promises';
+import { readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadScenario, ScenarioError } from '../qa/scenario/load.ts';
 import { junitReport, textReport } from '../qa/scenario/report.ts';
 import { runScenario as runOne, type ScenarioReport } from '../qa/scenario/run.ts';
 
-export const SCENARIO_HELP = `usage: meterstack scenario run <file.yaml|file.json>... [flags]
+export const SCENARIO_HELP = `usage: meterstack scenario [run] <file.yaml|file.json|directory>... [flags]
 
 Runs each scenario on its own embedded meterstack (in-memory store, virtual clock fixed at the
-scenario's clock.start, moved only by the timeline) and prints a report.
+scenario's clock.start, moved only by the timeline) and prints one report. A directory runs every
+*.yaml, *.yml and *.json file in it, in name order.
 
 where:
   --junit <file>   also write JUnit XML there
@@ -32,10 +35,23 @@ export async function runScenario(argv: string[]): Promise<void> {
     process.stdout.write(SCENARIO_HELP);
     return;
   }
-  const [sub, ...files] = positionals;
-  if (sub !== 'run')
-    return usage(sub === undefined ? 'missing subcommand: run' : `unknown subcommand ${sub}`);
-  if (files.length === 0) return usage('give at least one scenario file');
+  // `run` may be left out: `meterstack scenario fixtures/scenarios`.
+  const args = positionals[0] === 'run' ? positionals.slice(1) : positionals;
+  if (args.length === 0) return usage('give at least one scenario file or directory');
+  const files: string[] = [];
+  for (const arg of args) {
+    const dir = await stat(arg).then(
+      (st) => st.isDirectory(),
+      () => false,
+    );
+    if (!dir) {
+      files.push(arg);
+      continue;
+    }
+    const inside = (await readdir(arg)).filter((f) => SCENARIO_FILE.test(f)).sort();
+    if (inside.length === 0) return usage(`${arg}: no scenario files (*.yaml, *.yml, *.json) in it`);
+    files.push(...inside.map((f) => join(arg, f)));
+  }
   if (v.seed !== undefined && !/^\d+$/.test(v.seed)) return usage('--seed must be a whole number');
 
   // Every file is validated before anything runs, so a typo in the tenth file costs no time.
@@ -66,6 +82,8 @@ export async function runScenario(argv: string[]): Promise<void> {
   if (v.junit) await writeFile(v.junit, junitReport(reports));
   process.exitCode = reports.some((r) => r.failed > 0) ? 1 : 0;
 }
+
+const SCENARIO_FILE = /\.(ya?ml|json)$/i;
 
 function usage(msg: string): void {
   process.stderr.write(`meterstack scenario: ${msg}\n\n${SCENARIO_HELP}`);

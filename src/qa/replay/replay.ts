@@ -37,9 +37,16 @@ export interface ReplayOptions {
 
 export interface Progress {
   loop: number;
+  /** Entries of this pass played, of `total`. */
   done: number;
   total: number;
+  /** Trace time reached (later passes continue in time). */
   ts: number;
+  /** Samples played so far, all passes. */
+  samples: number;
+  firstTs: number;
+  /** Where the last pass ends; null when it loops until stopped. */
+  endTs: number | null;
 }
 
 export interface ReplayResult {
@@ -59,6 +66,8 @@ export interface ReplayResult {
   buffered: number;
   /** The last sample read back through the v2 history; false when no API key is known or it ends offline. */
   verified: boolean;
+  /** Stopped by the signal before the end. */
+  interrupted: boolean;
 }
 
 const BACKLOG_HIGH = 8 * MAX_SAMPLES_PER_MESSAGE;
@@ -101,6 +110,19 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
   let events = 0;
   let loop = 0;
   let lastSampleTs = trace.firstTs;
+  const endTs = Number.isFinite(opts.loops) ? trace.firstTs + opts.loops * span - trace.periodMs : null;
+  const progress = (loopNo: number, done: number, ts: number) =>
+    opts.onProgress?.({
+      loop: loopNo,
+      done,
+      total: trace.entries.length,
+      ts,
+      samples,
+      firstTs: trace.firstTs,
+      endTs,
+    });
+  // Paced, every entry (they come slowly); as fast as it goes, every 64th.
+  const every = opts.pace.kind === 'speed' ? 1 : 64;
   try {
     for (; loop < opts.loops && !opts.signal?.aborted; loop++) {
       const shift = loop * span;
@@ -121,16 +143,17 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
         }
         done++;
         if (fw.backlog > BACKLOG_HIGH) await fw.drained(BACKLOG_HIGH / 2);
-        if (done % 500 === 0) opts.onProgress?.({ loop, done, total: trace.entries.length, ts });
+        if (done % every === 0 || samples === 1) progress(loop, done, ts);
       }
-      opts.onProgress?.({ loop, done, total: trace.entries.length, ts: cursor });
+      progress(loop, done, cursor);
     }
+    const interrupted = opts.signal?.aborted === true;
     const online = fw.online;
     if (online) await fw.drained(0);
     const s = fw.state;
     const energyKwh = Number(s.energy) / Number(MWMS_PER_KWH);
     const verified =
-      online && device.apiKey !== null
+      online && device.apiKey !== null && !interrupted
         ? await waitForHistory(
             opts.target.httpUrl,
             device.apiKey,
@@ -153,6 +176,7 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
       mode: s.mode,
       buffered: online ? 0 : fw.backlog,
       verified,
+      interrupted,
     };
   } finally {
     await fw.disconnect().catch(() => undefined);

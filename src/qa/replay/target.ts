@@ -3,12 +3,23 @@
 // service sees it exactly as a real meter (only its MQTT credentials are made there).
 
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { MeterModel } from '../../../simulator/meter/types.ts';
 import { type RunningService, startService } from '../../service.ts';
+import { rememberDevice } from './known-devices.ts';
+import { existingDevice, reuseDevice } from './reuse.ts';
+import { simCall } from './sim-call.ts';
 
 export interface Target {
   httpUrl: string;
   adminToken: string;
+  /**
+   * Which service this is, the same from run to run (its URL; an embedded one's database file), for
+   * known-devices.ts; null or unset: nothing to remember (an embedded in-memory service).
+   */
+  identity?: string | null;
+  /** Its broker, when known without asking (an embedded service). */
+  mqttUrl?: string;
   /** Stops an embedded service; nothing for a remote one. */
   close(): Promise<void>;
 }
@@ -35,41 +46,17 @@ export async function embeddedTarget(opts: EmbeddedOptions): Promise<Target & { 
     commandTimeoutMs: 5000,
     log: opts.log ?? (() => {}),
   });
-  return { svc, httpUrl: svc.httpUrl, adminToken: svc.adminToken, close: () => svc.close() };
+  return {
+    svc,
+    httpUrl: svc.httpUrl,
+    adminToken: svc.adminToken,
+    identity: opts.db === ':memory:' ? null : `db:${resolve(opts.db)}`,
+    mqttUrl: svc.mqttUrl,
+    close: () => svc.close(),
+  };
 }
 
-export class TargetError extends Error {}
-
-interface Envelope<T> {
-  success: boolean;
-  data: T;
-  error?: { code: string; detail: unknown };
-}
-
-/** One /sim/v1 call; throws a TargetError with the service's error code and detail. */
-export async function simCall<T>(target: Target, method: string, path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(`${target.httpUrl}/sim/v1${path}`, {
-      method,
-      headers: {
-        'x-admin-token': target.adminToken,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new TargetError(`cannot reach ${target.httpUrl}: ${(err as Error).message}`);
-  }
-  const env = (await res.json().catch(() => null)) as Envelope<T> | null;
-  if (!env?.success) {
-    const e = env?.error;
-    throw new TargetError(
-      `${method} /sim/v1${path}: ${res.status} ${e ? `${e.code}: ${JSON.stringify(e.detail)}` : ''}`,
-    );
-  }
-  return env.data;
-}
+export { simCall, TargetError } from './sim-call.ts';
 
 export interface DeviceRequest {
   deviceId?: string;
@@ -79,6 +66,8 @@ export interface DeviceRequest {
   /** The MQTT password of an existing device to reuse. */
   mqttPassword?: string;
   apiKey?: string;
+  /** Where the devices made here are remembered (known-devices.ts); unset: nowhere. */
+  knownDevices?: string;
 }
 
 export interface ProvisionedDevice {
@@ -92,18 +81,14 @@ export interface ProvisionedDevice {
   created: boolean;
 }
 
-/** Makes (or reuses, given its password) the external device the replay will be. */
+/**
+ * Makes the external device the replay will be, or reuses it when the service has it already and it
+ * fits (reuse.ts): a trace replayed again plays as the same device, not a 409.
+ */
 export async function provisionDevice(target: Target, req: DeviceRequest): Promise<ProvisionedDevice> {
-  if (req.deviceId && req.mqttPassword) {
-    return {
-      deviceId: req.deviceId,
-      accountId: req.accountId ?? null,
-      spaceId: req.spaceId ?? null,
-      mqttUrl: '', // not told by /sim/v1 for an existing device: the caller's --mqtt-url
-      password: req.mqttPassword,
-      apiKey: req.apiKey ?? null,
-      created: false,
-    };
+  if (req.deviceId) {
+    const existing = await existingDevice(target, req.deviceId);
+    if (existing) return reuseDevice(target, req, existing);
   }
   let accountId = req.accountId;
   let apiKey = req.apiKey ?? null;
@@ -134,7 +119,7 @@ export async function provisionDevice(target: Target, req: DeviceRequest): Promi
       ...(req.deviceId && { device_id: req.deviceId }),
     },
   );
-  return {
+  const made = {
     deviceId: d.device_id,
     accountId,
     spaceId,
@@ -143,4 +128,7 @@ export async function provisionDevice(target: Target, req: DeviceRequest): Promi
     apiKey,
     created: true,
   };
+  if (req.knownDevices && target.identity)
+    await rememberDevice(req.knownDevices, target.identity, made.deviceId, made);
+  return made;
 }

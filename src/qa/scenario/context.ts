@@ -1,13 +1,20 @@
 // What a running scenario holds: the embedded service, who is who (accounts, keys, spaces), the MQTT
 // messages seen, and HTTP calls made as one of them.
 
-import type { MqttClient } from 'mqtt';
 import type { RunningService } from '../../service.ts';
 
 export interface SeenMessage {
   topic: string;
   retain: boolean;
   json: unknown;
+}
+
+/** Where MQTT messages come from: an mqtt.js client subscribed to the meters' topics. */
+export interface MessageSource {
+  on(
+    event: 'message',
+    listener: (topic: string, payload: Buffer, packet: { retain: boolean }) => void,
+  ): unknown;
 }
 
 export interface CallResult {
@@ -24,6 +31,8 @@ export class ScenarioContext {
   readonly accounts = new Map<string, { id: number; key: string }>();
   readonly spaces = new Map<string, number>();
   readonly seen: SeenMessage[] = [];
+  /** A `fault` step's `as_id` -> the fault id the service gave. */
+  readonly faultIds = new Map<string, string>();
   /** Index into `seen` where the previous step began. */
   previousStepStart = 0;
   stepStart = 0;
@@ -32,8 +41,8 @@ export class ScenarioContext {
   stepSeq = 0;
 
   constructor(
-    readonly svc: RunningService,
-    readonly mqtt: MqttClient,
+    readonly svc: Pick<RunningService, 'httpUrl' | 'adminToken'>,
+    mqtt: MessageSource,
     readonly firstAccount: () => string,
   ) {
     mqtt.on('message', (topic, payload, packet) => {

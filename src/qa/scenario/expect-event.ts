@@ -4,7 +4,7 @@
 // data, or else which types came for that meter.
 
 import type { ScenarioContext } from './context.ts';
-import { match, show } from './matchers.ts';
+import { LAST_SHOWN, match, show, trimmed } from './matchers.ts';
 import type { Step } from './schema.ts';
 import type { Check, StepOutcome } from './steps.ts';
 
@@ -61,8 +61,10 @@ export async function expectEvent(ctx: ScenarioContext, e: ExpectEvent): Promise
   }
   const n = candidates.filter(fits).length;
   const check: Check = { what: `count ${show(count)}`, failure: null };
-  if (match(count, n) !== null)
-    check.failure = `${n} matching event(s) within ${e.within_s} s; ${await arrived(ctx, since, e, candidates)}`;
+  if (match(count, n) !== null) {
+    check.failure = `${n} matching event(s) within ${e.within_s} s`;
+    check.seen = await arrived(ctx, since, e, candidates);
+  }
   return { label, checks: [check] };
 }
 
@@ -75,8 +77,8 @@ async function arrived(
 ): Promise<string> {
   const of = e.meter ? ` of ${e.meter}` : '';
   if (candidates.length > 0) {
-    const shown = candidates.slice(0, 5).map((ev) => `${ev.type} ${show(ev.data)}`);
-    return `${candidates.length} ${e.type}${of} came: ${shown.join(', ')}${candidates.length > 5 ? ', ...' : ''}`;
+    const shown = candidates.slice(-LAST_SHOWN).map((ev) => `${ev.type} ${trimmed(ev.data, 200)}`);
+    return `${candidates.length} ${e.type}${of} came, the last ${shown.length}: ${shown.join(' | ')}`;
   }
   const others = (await eventsSince(ctx, since, undefined, e.meter)).filter((ev) => !NOISE.has(ev.type));
   if (others.length === 0) return `no event${of} came at all`;

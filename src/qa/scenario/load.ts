@@ -1,10 +1,20 @@
 // Reads a scenario file (YAML, or JSON, which is YAML too) and validates it, with errors that name the
 // file, the line and the field: `fixtures/scenarios/x.yaml:14:9: timeline[3].advance: …`.
 
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { badMeterReferences } from './references.ts';
 import { type Scenario, scenarioSchema, type WorldSpec, worldSchema } from './schema.ts';
+
+/** A scenario as loaded: where it came from, each step's line, `from_snapshot` resolved to a path. */
+export interface LoadedScenario extends Scenario {
+  file: string;
+  /** The line of each timeline step in the file (1-based). */
+  stepLines: number[];
+}
 
 export class ScenarioError extends Error {
   constructor(readonly problems: string[]) {
@@ -19,7 +29,7 @@ function fieldPath(path: readonly PropertyKey[]): string {
   return out || '(top level)';
 }
 
-export function parseScenario(file: string, text: string): Scenario {
+export function parseScenario(file: string, text: string): LoadedScenario {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number) => {
@@ -28,19 +38,32 @@ export function parseScenario(file: string, text: string): Scenario {
   };
   if (doc.errors.length > 0)
     throw new ScenarioError(doc.errors.map((e) => `${at(e.pos[0])}: ${e.message.split('\n')[0]}`));
+  const located = (path: readonly PropertyKey[], message: string) => {
+    // The deepest node the path reaches: the field itself, or the object that lacks it.
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n) as unknown[], true);
+      if (isNode(node) && node.range) return `${at(node.range[0])}: ${fieldPath(path)}: ${message}`;
+    }
+    return `${file}: ${fieldPath(path)}: ${message}`;
+  };
   const result = scenarioSchema.safeParse(doc.toJS());
-  if (result.success) return result.data;
-  throw new ScenarioError(
-    result.error.issues.slice(0, 20).map((issue: z.core.$ZodIssue) => {
-      // The deepest node the path reaches: the field itself, or the object that lacks it.
-      for (let n = issue.path.length; n >= 0; n--) {
-        const node = doc.getIn(issue.path.slice(0, n) as unknown[], true);
-        if (isNode(node) && node.range)
-          return `${at(node.range[0])}: ${fieldPath(issue.path)}: ${issue.message}`;
-      }
-      return `${file}: ${fieldPath(issue.path)}: ${issue.message}`;
-    }),
-  );
+  if (!result.success)
+    throw new ScenarioError(
+      result.error.issues.slice(0, 20).map((issue: z.core.$ZodIssue) => located(issue.path, issue.message)),
+    );
+  const bad = badMeterReferences(result.data);
+  if (bad.length > 0) throw new ScenarioError(bad.slice(0, 20).map((b) => located(b.path, b.message)));
+  const stepLines = result.data.timeline.map((_, i) => {
+    const node = doc.getIn(['timeline', i], true);
+    return isNode(node) && node.range ? lines.linePos(node.range[0]).line : 0;
+  });
+  const s: LoadedScenario = { ...result.data, file, stepLines };
+  if (s.from_snapshot !== undefined) {
+    s.from_snapshot = resolve(dirname(file), s.from_snapshot);
+    if (!existsSync(s.from_snapshot))
+      throw new ScenarioError([located(['from_snapshot'], `no such file ${s.from_snapshot}`)]);
+  }
+  return s;
 }
 
 /**
@@ -57,7 +80,7 @@ export function parseWorld(value: unknown): WorldSpec {
   );
 }
 
-export async function loadScenario(file: string): Promise<Scenario> {
+export async function loadScenario(file: string): Promise<LoadedScenario> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -25,6 +25,15 @@ export function show(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
+/** Readable size for what a failed check saw: one line of JSON, cut at `max` characters. */
+export function trimmed(value: unknown, max = 400): string {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
+
+/** How many messages or events a failure shows: the last few. */
+export const LAST_SHOWN = 3;
+
 /** `obj` at a dotted path: `readings.0.value`, `readings.length`. */
 export function pathGet(obj: unknown, path: string): unknown {
   let cur = obj;

@@ -1,5 +1,7 @@
-// Scenario results as text for people and JUnit XML for CI. Both are functions of the results alone
-// (no wall-clock times, durations or random ids), so the same file and seed give the same bytes.
+// Scenario results as text for people and JUnit XML for CI. The text is a function of the results
+// alone (no wall-clock times or random ids), so the same file and seed give the same bytes; JUnit
+// carries each step's time, file and line, for CI to show. A failure names the check, what differed,
+// the step's `file:line` and what was seen.
 
 import type { ScenarioReport } from './run.ts';
 
@@ -10,8 +12,17 @@ export function textReport(reports: ScenarioReport[]): string {
     if (r.setupError !== null) out.push(`  FAIL world: ${r.setupError}`);
     for (const s of r.steps) {
       out.push(`  ${String(s.index).padStart(2)}. ${s.name ? `${s.name}: ` : ''}${s.label}`);
-      for (const c of s.checks)
-        out.push(c.failure === null ? `        ok    ${c.what}` : `        FAIL  ${c.what}: ${c.failure}`);
+      for (const c of s.checks) {
+        if (c.failure === null) {
+          out.push(`        ok    ${c.what}`);
+          continue;
+        }
+        out.push(
+          `        FAIL  ${c.what}: ${c.failure}`,
+          `              at ${r.file}${s.line ? `:${s.line}` : ''}`,
+        );
+        if (c.seen !== undefined) out.push(`              seen ${c.seen}`);
+      }
     }
     out.push(`  ${r.failed === 0 ? 'PASS' : 'FAIL'}: ${r.passed} passed, ${r.failed} failed`, '');
   }
@@ -46,21 +57,25 @@ export function junitReport(reports: ScenarioReport[]): string {
   for (const r of reports) {
     const classname = xml(r.file.replace(/\.(ya?ml|json)$/i, '').replace(/[/\\]/g, '.'));
     out.push(
-      `  <testsuite name="${xml(r.name)}" file="${xml(r.file)}" tests="${r.passed + r.failed}" failures="${r.failed}" errors="0">`,
+      `  <testsuite name="${xml(r.name)}" file="${xml(r.file)}" tests="${r.passed + r.failed}" failures="${r.failed}" errors="0" time="${(r.steps.reduce((t, s) => t + s.ms, 0) / 1000).toFixed(3)}">`,
     );
     if (r.setupError !== null)
       out.push(
-        `    <testcase classname="${classname}" name="world"><failure message="${xml(r.setupError)}"/></testcase>`,
+        `    <testcase classname="${classname}" name="world" file="${xml(r.file)}" time="0.000"><failure message="${xml(r.setupError)}"/></testcase>`,
       );
     for (const s of r.steps) {
       for (const c of s.checks) {
         const name = xml(
           `${String(s.index).padStart(2, '0')}. ${s.name ? `${s.name}: ` : ''}${s.label}: ${c.what}`,
         );
+        const attrs = `classname="${classname}" name="${name}" file="${xml(r.file)}" line="${s.line}" time="${(s.ms / 1000).toFixed(3)}"`;
+        if (c.failure === null) {
+          out.push(`    <testcase ${attrs}/>`);
+          continue;
+        }
+        const body = `${c.failure}\nat ${r.file}:${s.line}${c.seen !== undefined ? `\nseen ${c.seen}` : ''}`;
         out.push(
-          c.failure === null
-            ? `    <testcase classname="${classname}" name="${name}"/>`
-            : `    <testcase classname="${classname}" name="${name}"><failure message="${xml(c.failure)}"/></testcase>`,
+          `    <testcase ${attrs}><failure message="${xml(c.failure)}">${xml(body)}</failure></testcase>`,
         );
       }
     }

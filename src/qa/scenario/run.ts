@@ -1,9 +1,15 @@
 // Runs one scenario on a fresh embedded meterstack: in-memory store, ephemeral ports, a virtual clock
 // that starts at the scenario's `clock.start` and moves only when the timeline advances it (speed 0),
 // so the same file and seed give the same results. Steps: start → watch MQTT → build world → timeline.
+// With `from_snapshot` the service starts from that exported snapshot and the world is adopted (adopt.ts).
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedFromSnapshot } from '../../cli/from-snapshot.ts';
 import { connectMqtt } from '../../mqtt/connect.ts';
-import { ADMIN_MQTT_USERNAME, startService } from '../../service.ts';
+import { ADMIN_MQTT_USERNAME, type ServiceConfig, startService } from '../../service.ts';
+import { adoptWorld } from './adopt.ts';
 import { ScenarioContext } from './context.ts';
 import type { Scenario } from './schema.ts';
 import { type Check, runStep } from './steps.ts';
@@ -11,6 +17,10 @@ import { buildWorld } from './world.ts';
 
 export interface StepReport {
   index: number;
+  /** The step's line in the scenario file (0: unknown). */
+  line: number;
+  /** Wall ms it took (JUnit only: the text report stays the same from run to run). */
+  ms: number;
   label: string;
   name?: string;
   checks: Check[];
@@ -30,7 +40,10 @@ export interface ScenarioReport {
 
 const ADMIN_TOKEN = 'scenario-admin-token';
 
-export async function runScenario(file: string, scenario: Scenario): Promise<ScenarioReport> {
+export async function runScenario(
+  file: string,
+  scenario: Scenario & { stepLines?: number[] },
+): Promise<ScenarioReport> {
   const report: ScenarioReport = {
     file,
     name: scenario.name,
@@ -41,7 +54,7 @@ export async function runScenario(file: string, scenario: Scenario): Promise<Sce
     passed: 0,
     failed: 0,
   };
-  const svc = await startService({
+  const config: ServiceConfig = {
     host: '127.0.0.1',
     httpPort: 0,
     mqttPort: 0,
@@ -55,6 +68,27 @@ export async function runScenario(file: string, scenario: Scenario): Promise<Sce
     rateLimit: 0,
     commandTimeoutMs: 2000,
     log: () => {},
+  };
+  // [spec-decisions 115] From a snapshot file: a world of its own in a scratch SQLite file, seeded as
+  // `serve --from-snapshot` seeds its --db, on the snapshot's clock (an in-memory store would not outlive
+  // the seeding).
+  let scratch: string | null = null;
+  if (scenario.from_snapshot !== undefined) {
+    scratch = mkdtempSync(join(tmpdir(), 'meterstack-scenario-'));
+    config.db = join(scratch, 'world.db');
+    delete config.clockStart;
+    try {
+      await seedFromSnapshot(config.db, scenario.from_snapshot, false);
+    } catch (err) {
+      rmSync(scratch, { recursive: true, force: true });
+      report.setupError = (err as Error).message;
+      report.failed = 1;
+      return report;
+    }
+  }
+  const svc = await startService(config).catch((err: unknown) => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    throw err;
   });
   const mqtt = await connectMqtt({
     url: svc.mqttUrl,
@@ -66,7 +100,8 @@ export async function runScenario(file: string, scenario: Scenario): Promise<Sce
     await mqtt.subscribeAsync('meterstack/v1/#', { qos: 1 });
     const ctx = new ScenarioContext(svc, mqtt, () => scenario.world.accounts[0]!.name);
     try {
-      await buildWorld(ctx, scenario.world, scenario.seed);
+      if (scenario.from_snapshot !== undefined) await adoptWorld(ctx, scenario.world);
+      else await buildWorld(ctx, scenario.world, scenario.seed);
     } catch (err) {
       report.setupError = (err as Error).message;
       report.failed = 1;
@@ -74,7 +109,9 @@ export async function runScenario(file: string, scenario: Scenario): Promise<Sce
     }
     // Where each step began in the event stream, for expect_event's `since: previous_step`.
     const marksEvents = scenario.timeline.some((s) => s.expect_event?.since === 'previous_step');
+    const world = { spec: scenario.world, seed: scenario.seed };
     for (const [i, step] of scenario.timeline.entries()) {
+      const t0 = performance.now();
       ctx.previousStepStart = ctx.stepStart;
       ctx.stepStart = ctx.seen.length;
       let out: Awaited<ReturnType<typeof runStep>>;
@@ -83,12 +120,14 @@ export async function runScenario(file: string, scenario: Scenario): Promise<Sce
           ctx.previousStepSeq = ctx.stepSeq;
           ctx.stepSeq = await ctx.eventSeqNow();
         }
-        out = await runStep(ctx, step);
+        out = await runStep(ctx, step, world);
       } catch (err) {
         out = { label: 'step', checks: [{ what: 'ran', failure: (err as Error).message }] };
       }
       report.steps.push({
         index: i + 1,
+        line: scenario.stepLines?.[i] ?? 0,
+        ms: performance.now() - t0,
         label: out.label,
         ...(step.name && { name: step.name }),
         checks: out.checks,
@@ -99,5 +138,6 @@ export async function runScenario(file: string, scenario: Scenario): Promise<Sce
   } finally {
     await mqtt.endAsync(true);
     await svc.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
 }

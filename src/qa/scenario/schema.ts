@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../../firmware-protocol/mqtt/topics.ts';
 import { parseTypeList, typeListHelp } from '../../events/filter.ts';
+import { faultBody } from '../../sim/fault-schemas.ts';
 import { deviceBody } from '../../sim/schemas.ts';
 
 export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
@@ -133,6 +134,43 @@ export const expectEventSchema = z.strictObject({
   within_s: z.number().min(0).max(30).default(2),
 });
 
+const faultRef = z.string().min(1).max(100);
+/**
+ * `fault: {meter, kind, start_at?, duration?, seed?, as_id?, ...params}`: the body of
+ * POST /sim/v1/devices/{meter}/faults (src/sim/fault-schemas.ts), `duration` as a duration. Checked
+ * at load time against that schema, so a wrong kind or parameter is caught before anything runs.
+ */
+export const faultStepSchema = z
+  .looseObject({
+    meter: meterId,
+    kind: z.string(),
+    start_at: z.unknown().optional(),
+    duration: duration.optional(),
+    seed: z.unknown().optional(),
+    /** A name later steps (`clear_faults: {fault}`) use for this fault. */
+    as_id: faultRef.optional(),
+  })
+  .superRefine((f, ctx) => {
+    // A bad duration is already reported (zod still runs this refinement).
+    if (typeof f.duration === 'string' && !DURATION.test(f.duration)) return;
+    const r = faultBody.safeParse(faultRequestBody(f));
+    if (!r.success)
+      for (const issue of r.error.issues)
+        ctx.addIssue({
+          code: 'custom',
+          path: issue.path[0] === 'duration_s' ? ['duration'] : issue.path,
+          message: issue.message,
+        });
+  });
+
+export type FaultStep = z.infer<typeof faultStepSchema>;
+
+/** The POST body a `fault` step sends. */
+export function faultRequestBody(f: FaultStep): Record<string, unknown> {
+  const { meter: _m, as_id: _a, duration: d, ...rest } = f;
+  return { ...rest, ...(d !== undefined && { duration_s: durationMs(d) / 1000 }) };
+}
+
 export const ACTIONS = [
   'advance',
   'set_load',
@@ -145,6 +183,14 @@ export const ACTIONS = [
   'expect_meter',
   'expect_mqtt',
   'expect_event',
+  'fault',
+  'clear_faults',
+  'snapshot',
+  'restore',
+  'reset_world',
+  'reset_meter',
+  'replace',
+  'prepaid_policy',
 ] as const;
 
 export const stepSchema = z
@@ -174,6 +220,23 @@ export const stepSchema = z
     expect_meter: expectMeterSchema.optional(),
     expect_mqtt: expectMqttSchema.optional(),
     expect_event: expectEventSchema.optional(),
+    fault: faultStepSchema.optional(),
+    /** Without `fault`: every fault of the meter. `fault`: an `as_id` given earlier, or a fault id (F1). */
+    clear_faults: z.strictObject({ meter: meterId, fault: faultRef.optional() }).optional(),
+    snapshot: name.optional(),
+    restore: name.optional(),
+    reset_world: z.literal(true).optional(),
+    reset_meter: meterId.optional(),
+    replace: z.strictObject({ meter: meterId, serial: z.string().min(1).max(64).optional() }).optional(),
+    /** The body of PUT /sim/v1/devices/{meter}/prepaid-policy; its fields are checked by the service. */
+    prepaid_policy: z
+      .strictObject({
+        meter: meterId,
+        low_balance_warnings: z.unknown().optional(),
+        emergency_credit: z.unknown().optional(),
+        friendly_hours: z.unknown().optional(),
+      })
+      .optional(),
     /** With `call` or `history`: what the response must be. */
     expect: responseExpect.optional(),
   })
@@ -200,6 +263,11 @@ export const scenarioSchema = z.strictObject({
   clock: z
     .strictObject({ start: z.iso.datetime({ offset: true }).default('2026-01-05T00:00:00+05:30') })
     .default({ start: '2026-01-05T00:00:00+05:30' }),
+  /**
+   * An exported snapshot file (relative to the scenario file) the service starts from; `world` then
+   * names what is in it (its accounts, spaces and meters are looked up, not made).
+   */
+  from_snapshot: z.string().min(1).optional(),
   world: worldSchema,
   timeline: z.array(stepSchema).min(1),
 });

@@ -3,13 +3,16 @@
 
 import type { CallResult, ScenarioContext } from './context.ts';
 import { expectEvent } from './expect-event.ts';
-import { match, pathGet, show } from './matchers.ts';
+import { LAST_SHOWN, match, pathGet, show, trimmed } from './matchers.ts';
 import { durationMs, type ResponseExpect, type Step } from './schema.ts';
+import { runSimStep, type WorldRef } from './steps-sim.ts';
 
 export interface Check {
   what: string;
   /** null: held; else what differed. */
   failure: string | null;
+  /** With a failure: what was seen (the body, the meter's fields, the last messages or events), trimmed. */
+  seen?: string;
 }
 
 export interface StepOutcome {
@@ -30,7 +33,7 @@ const METER_FIELDS: Record<Exclude<keyof Expectations, 'meter'>, string> = {
   online: 'online',
 };
 
-export async function runStep(ctx: ScenarioContext, step: Step): Promise<StepOutcome> {
+export async function runStep(ctx: ScenarioContext, step: Step, world: WorldRef): Promise<StepOutcome> {
   if (step.advance !== undefined) {
     const ms = durationMs(step.advance);
     return action(
@@ -88,6 +91,8 @@ export async function runStep(ctx: ScenarioContext, step: Step): Promise<StepOut
   if (step.expect_meter) return expectMeter(ctx, step.expect_meter);
   if (step.expect_mqtt) return expectMqtt(ctx, step.expect_mqtt);
   if (step.expect_event) return expectEvent(ctx, step.expect_event);
+  const sim = await runSimStep(ctx, step, world);
+  if (sim) return sim;
   throw new Error('unreachable: the schema allows exactly one action');
 }
 
@@ -119,7 +124,7 @@ async function respond(
       what: 'succeeds',
       failure: r.status < 300 ? null : `got ${r.status} ${show(r.body?.error)}`,
     });
-    return { label, checks };
+    return { label, checks: withSeen(checks, `${r.status} ${trimmed(r.body)}`) };
   }
   if (expect.status !== undefined)
     checks.push({
@@ -145,7 +150,11 @@ async function respond(
       for (const [k, v] of Object.entries(d)) check(`data.${k} ${show(v)}`, v, pathGet(r.body?.data, k));
     } else check(`data ${show(d)}`, d, r.body?.data);
   }
-  return { label, checks };
+  return { label, checks: withSeen(checks, `${r.status} ${trimmed(r.body)}`) };
+}
+
+function withSeen(checks: Check[], seen: string): Check[] {
+  return checks.map((c) => (c.failure === null ? c : { ...c, seen }));
 }
 
 async function expectMeter(ctx: ScenarioContext, e: Expectations): Promise<StepOutcome> {
@@ -157,12 +166,14 @@ async function expectMeter(ctx: ScenarioContext, e: Expectations): Promise<StepO
     return { label, checks: [{ what: 'read', failure: (err as Error).message }] };
   }
   const checks: Check[] = [];
+  const seen: Record<string, unknown> = {};
   for (const [field, path] of Object.entries(METER_FIELDS)) {
     const expected = e[field as keyof typeof METER_FIELDS];
     if (expected === undefined) continue;
+    seen[field] = pathGet(view, path);
     checks.push({ what: `${field} ${show(expected)}`, failure: match(expected, pathGet(view, path)) });
   }
-  return { label, checks };
+  return { label, checks: withSeen(checks, trimmed(seen)) };
 }
 
 /** MQTT topic filter matching [MQTT-4.7]: + one level, # the rest. */
@@ -180,21 +191,19 @@ async function expectMqtt(ctx: ScenarioContext, e: NonNullable<Step['expect_mqtt
   const from = e.since === 'previous_step' ? ctx.previousStepStart : 0;
   const count = e.count ?? { $gte: 1 };
   const label = `MQTT ${e.topic}${e.payload ? ` with ${show(e.payload)}` : ''}${e.since === 'previous_step' ? ' since the previous step' : ''}`;
-  const matching = () =>
-    ctx.seen
-      .slice(from)
-      .filter((m) => topicMatches(e.topic, m.topic) && (!e.payload || match(e.payload, m.json) === null))
-      .length;
+  const onTopic = () => ctx.seen.slice(from).filter((m) => topicMatches(e.topic, m.topic));
+  const matching = () => onTopic().filter((m) => !e.payload || match(e.payload, m.json) === null).length;
   const deadline = Date.now() + e.within_s * 1000;
   let n = matching();
   while (match(count, n) !== null && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 10));
     n = matching();
   }
-  return {
-    label,
-    checks: [
-      { what: `count ${show(count)}`, failure: match(count, n) === null ? null : `${n} matching message(s)` },
-    ],
-  };
+  if (match(count, n) === null) return { label, checks: [{ what: `count ${show(count)}`, failure: null }] };
+  const last = onTopic().slice(-LAST_SHOWN);
+  const seen =
+    last.length === 0
+      ? `no message on ${e.topic}`
+      : `the last ${last.length} on ${e.topic}: ${last.map((m) => `${m.topic} ${trimmed(m.json, 200)}`).join(' | ')}`;
+  return { label, checks: [{ what: `count ${show(count)}`, failure: `${n} matching message(s)`, seen }] };
 }

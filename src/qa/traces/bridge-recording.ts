@@ -4,13 +4,17 @@
 // or active tariff changed becomes that event; an availability with a ts [MC-6.1] becomes online or
 // offline. `rx`, `tx` and `link` lines (serial detail, bridge wall time) are skipped, except the
 // start line's device id. Recharges are not events here: the replay meter recomputes the balance.
+// The first state says how the meter opened (mode, balance, tariffs): the recording's header, in effect.
 
+import { MODES } from '../../../simulator/meter/types.ts';
 import type { RawEntry } from './assemble.ts';
-import type { TraceEvent } from './types.ts';
+import type { TraceEvent, TraceMeta } from './types.ts';
 
 export interface RecordingState {
   deviceId?: string;
   last?: { mode?: unknown; relay?: unknown; tariff?: unknown };
+  /** From the first state message [MC-5]: how the recorded meter opened. */
+  opening?: Partial<Pick<TraceMeta, 'mode' | 'balance' | 'ebTariff' | 'dgTariff' | 'activeTariff'>>;
 }
 
 export type RecordingLine =
@@ -40,6 +44,7 @@ export function readRecordingLine(o: Record<string, unknown>, st: RecordingState
   const mode = p['mode'];
   const relay = p['relay_commanded'];
   const tariff = p['active_tariff'];
+  st.opening ??= openingOf(p);
   if (last && mode !== last.mode && typeof mode === 'string')
     events.push({ ts, event: { type: 'mode', mode: mode as never } });
   if (last && relay !== last.relay && typeof relay === 'boolean')
@@ -67,4 +72,17 @@ export function orderRecording(raws: RawEntry[]): RawEntry[] {
       seen.add(r.ts);
       return true;
     });
+}
+
+const paise = (v: unknown) => (Number.isSafeInteger(v) ? (v as number) : undefined);
+
+/** The opening settings a state payload [MC-5] tells; fields it lacks or gets wrong stay unset. */
+function openingOf(p: Record<string, unknown>): NonNullable<RecordingState['opening']> {
+  const out: NonNullable<RecordingState['opening']> = {};
+  if (MODES.includes(p['mode'] as never)) out.mode = p['mode'] as TraceMeta['mode'];
+  if (paise(p['balance']) !== undefined) out.balance = paise(p['balance']);
+  if (paise(p['eb_tariff']) !== undefined) out.ebTariff = paise(p['eb_tariff']);
+  if (paise(p['dg_tariff']) !== undefined) out.dgTariff = paise(p['dg_tariff']);
+  if (p['active_tariff'] === 1 || p['active_tariff'] === 2) out.activeTariff = p['active_tariff'];
+  return out;
 }

@@ -98,6 +98,9 @@ export function readJsonlTrace(file: string, text: string): Trace {
   }
   const m = meta ?? readMeta({}, (_f, msg) => new Error(msg));
   if (recording?.deviceId && !m.deviceId) m.deviceId = recording.deviceId;
+  // A recording opens as its meter did (a header line, if any, still wins).
+  for (const [k, v] of Object.entries(recording?.opening ?? {}))
+    if (m[k as keyof TraceMeta] === undefined) Object.assign(m, { [k]: v });
   return assemble(file, 'jsonl', m, recording ? orderRecording(raws) : raws, skipped);
 }
 
