@@ -8,7 +8,7 @@ import { integrateTo } from './integrate.ts';
 import { setPrepaidPolicy } from './policy.ts';
 import { validateLoad } from './profiles.ts';
 import { readingsAt } from './readings.ts';
-import { endRollover, replaceMeter } from './register.ts';
+import { replaceMeter } from './register.ts';
 import { relayClosed } from './relay.ts';
 import { sampleStep, traceSample } from './trace.ts';
 import {
@@ -56,12 +56,9 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
       addFault(s, event.fault, t, effects); // [M-18]..[M-23]: a fault due now starts now
       return { state: s, effects };
     case 'clear_faults':
-      clearFaults(s, event.ids, t, effects); // an active one ends now
-      // [M-26] A cleared rollover ends as at its `until`, whoever clears it.
-      if (s.registerMax !== null && !s.faults.some((f) => f.kind === 'register_rollover')) {
-        endRollover(s);
-        effects.push({ type: 'info' });
-      }
+      // An active one ends now, through its kind's end handler: a cleared rollover ends as at its
+      // `until` [M-26], an outage is restored [M-18].
+      clearFaults(s, event.ids, t, effects);
       return { state: s, effects };
     case 'replace':
       // [M-27] The old register's final reading at this instant, so nothing between samples is lost.

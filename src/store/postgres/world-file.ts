@@ -3,6 +3,7 @@
 
 import { rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { SnapshotFileError } from '../errors.ts';
 import { migrate } from '../sqlite/migrations.ts';
 import { checkSnapshotFile, readSnapshotMeta, writeSnapshotMeta } from '../sqlite/world-snapshots.ts';
 import type { WorldSnapshotInfo } from '../types.ts';
@@ -54,6 +55,7 @@ export async function importPgSnapshot(
   const db = new Database(file, { readonly: true });
   try {
     const meta = readSnapshotMeta(db);
+    if (!meta) throw new SnapshotFileError(`${file} is not a meterstack world snapshot`);
     const identities = new Map<string, number>();
     for (const [t, col] of [
       ['accounts', 'id'],

@@ -215,17 +215,8 @@ export class SqliteWorldSnapshots {
     if (!existsSync(file)) return null;
     const snap = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      const m = snap.prepare(`SELECT * FROM ${META_TABLE}`).get() as MetaRow | undefined;
-      if (!m) return null;
-      return {
-        name: m.name,
-        createdAt: m.created_at,
-        clock: m.clock,
-        speed: m.speed,
-        devices: m.devices,
-        readings: m.readings,
-        bytes: statSync(file).size,
-      };
+      const meta = readSnapshotMeta(snap);
+      return meta && { ...meta, bytes: statSync(file).size };
     } finally {
       snap.close();
     }
@@ -251,9 +242,10 @@ export function writeSnapshotMeta(
   );
 }
 
-/** What a snapshot file says of itself (it was checked with checkSnapshotFile). */
-export function readSnapshotMeta(db: Database.Database): Omit<WorldSnapshotInfo, 'bytes'> {
-  const m = db.prepare(`SELECT * FROM ${META_TABLE}`).get() as MetaRow;
+/** What a snapshot file says of itself; null when it has no meta row. */
+export function readSnapshotMeta(db: Database.Database): Omit<WorldSnapshotInfo, 'bytes'> | null {
+  const m = db.prepare(`SELECT * FROM ${META_TABLE}`).get() as MetaRow | undefined;
+  if (!m) return null;
   return {
     name: m.name,
     createdAt: m.created_at,
