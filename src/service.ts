@@ -15,6 +15,7 @@ import { SeqReserve } from './events/seq-reserve.ts';
 import { type EventViews, startEventViews } from './events/views.ts';
 import { buildHttpApp } from './http/app.ts';
 import { type CorsOrigins, corsPolicy } from './http/cors-policy.ts';
+import { hostPolicy } from './http/host-policy.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
@@ -68,6 +69,11 @@ export interface ServiceConfig {
    * localhost, 127.0.0.1, [::1], any port), '*', 'off', or exact origins (spec-decisions 69).
    */
   cors?: CorsOrigins;
+  /**
+   * [SEC-5] Host names answered besides the loopback names and `host` (`serve --allowed-hosts`), or
+   * '*' for any; src/http/host-policy.ts.
+   */
+  allowedHosts?: '*' | readonly string[];
   /** MQTT packet size, connection rate and cap [MC-10]; unset fields take the defaults. */
   mqttLimits?: Partial<BrokerLimits>;
   log: Log;
@@ -157,8 +163,9 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 }
 
 async function start(config: ServiceConfig, started: (() => Promise<void>)[]): Promise<RunningService> {
-  // A bad origin is a TypeError before anything opens.
+  // A bad origin or host name is a TypeError before anything opens.
   const cors = corsPolicy(config.cors);
+  const hosts = hostPolicy(config.host, config.allowedHosts);
   const store = await openStore(config.db, { createDir: config.createDbDir });
   started.push(() => store.close());
   // [OWNER-1] One process runs the world on a store: a second one is refused here, before it
@@ -281,6 +288,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     limits: { ...config.httpLimits, maxConnections: caps.http },
     events,
     cors,
+    hosts,
     redis,
   });
   started.push(() => http.close());

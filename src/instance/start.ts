@@ -15,6 +15,7 @@ import { secretRedactor, secretsOf } from '../events/redact.ts';
 import { type EventViews, startEventViews } from '../events/views.ts';
 import { buildHttpApp } from '../http/app.ts';
 import { corsPolicy } from '../http/cors-policy.ts';
+import { hostPolicy } from '../http/host-policy.ts';
 import type { Log } from '../log/types.ts';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { ServiceConfig } from '../service.ts';
@@ -65,6 +66,7 @@ async function start(
   started: (() => Promise<void>)[],
 ): Promise<RunningApiInstance> {
   const cors = corsPolicy(config.cors);
+  const hosts = hostPolicy(config.host, config.allowedHosts);
   // [SEC-1] One redaction for every line and event, as in service.ts.
   const redact = secretRedactor(secretsOf(config));
   const log: Log = (level, msg, meta) => config.log(level, redact(msg), meta);
@@ -113,6 +115,7 @@ async function start(
     limits: config.httpLimits,
     events,
     cors,
+    hosts,
     redis,
     simForward: worldForward({ store, onClockChanged: () => clock.refresh() }),
   });
