@@ -28,7 +28,7 @@ import {
 } from './limits.ts';
 import { documentFor, swaggerOptions } from './openapi.ts';
 import { registerRequestEvents } from './request-events.ts';
-import { registerSecurityHeaders, securityHeaders } from './security-headers.ts';
+import { registerSecurityHeaders, serviceSecurityHeaders } from './security-headers.ts';
 import { validatorCompiler } from './validation.ts';
 
 declare module 'fastify' {
@@ -37,6 +37,9 @@ declare module 'fastify' {
     connectionStats(): ConnectionCapStats;
   }
 }
+
+/** Where Swagger UI is served (its own CSP: security-headers.ts). */
+const DOCS_PREFIX = '/docs';
 
 export interface HttpAppOptions {
   world: ServiceWorld;
@@ -62,13 +65,13 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   const limits = checkHttpLimits({ ...DEFAULT_HTTP_LIMITS, ...opts.limits });
   // [SEC-4] Every answer's headers, computed once; the console's import map is allowed by its hash.
   const page = await consolePage();
-  const headers = securityHeaders(page.scriptHashes);
+  const headers = await serviceSecurityHeaders(page.scriptHashes);
   const app = Fastify({
     ...serverTimeoutOptions(limits),
     logger: opts.logger ?? false,
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    ...edgeErrorOptions(() => opts.world.clock.now(), headers),
+    ...edgeErrorOptions(() => opts.world.clock.now(), headers.page),
   });
   // Bodies are JSON only (spec §4): fastify's default text/plain parser would hand a string to the
   // schema and answer 422; without it a non-JSON body is 415 unsupported_media_type.
@@ -83,7 +86,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   registerEnvelope(app, now);
   registerRequestEvents(app, opts.world.bus);
   // [SEC-4] One hook for every answer's headers (and edgeErrorOptions for those given before it).
-  registerSecurityHeaders(app, headers);
+  registerSecurityHeaders(app, headers, DOCS_PREFIX);
   // [SEC-5] First of the onRequest hooks: a rebinding page's request is refused before anything else.
   registerHostCheck(app, opts.hosts ?? hostPolicy(), now);
   // Before every route and the v2 API's own hooks: a preflight spends no auth and no rate limit.
@@ -91,7 +94,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
 
   await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, {
-    routePrefix: '/docs',
+    routePrefix: DOCS_PREFIX,
     transformSpecification: (doc, request) => documentFor(doc, request),
   });
 
