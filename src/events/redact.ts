@@ -20,29 +20,39 @@ export const MIN_KNOWN_SECRET = 8;
  *   bodies), and the credential headers quoted in a message (`X-Admin-Token: …`);
  * - `Bearer …` and `Basic …` credentials.
  */
-const PATTERN = new RegExp(
-  [
-    `(?<![A-Za-z0-9])(?<tp>msk|mqs|adm)(?:_|%5[Ff])[A-Za-z0-9_%-]+`,
-    String.raw`(?<up>\/\/[^\s:/@]*):[^\s@/]+@`,
-    String.raw`(?<nv>[A-Za-z0-9_.-]*(?:key|token|secret|passw|pwd|auth)[A-Za-z0-9_.-]*(?:=|%3D))(?!\*\*\*)[^\s&#;,'"]+`,
-    String.raw`(?<hv>\b(?:x-admin-token|x-service-api-key|(?:proxy-)?authorization)\s*:\s*)(?!\*\*\*)(?:(?:bearer|basic|digest)\s+)?[^\s,'"]+`,
-    String.raw`(?<cr>\b(?:bearer|basic)\s+)(?!\*\*\*)[A-Za-z0-9._~+/=-]{8,}`,
-  ].join('|'),
-  'gi',
-);
-
-/** A cheap first look: a string holding none of these cannot match PATTERN. */
-const SUSPECT = /msk|mqs|adm|\/\/|=|%3d|x-admin|x-service|authoriz|bearer|basic/i;
-
-function replacer(match: string, ...args: unknown[]): string {
-  const groups = args.at(-1) as Record<string, string | undefined>;
-  if (groups.tp !== undefined) return `${groups.tp}_${HIDDEN}`;
-  if (groups.up !== undefined) return `${groups.up}:${HIDDEN}@`;
-  if (groups.nv !== undefined) return `${groups.nv}${HIDDEN}`;
-  if (groups.hv !== undefined) return `${groups.hv}${HIDDEN}`;
-  if (groups.cr !== undefined) return `${groups.cr}${HIDDEN}`;
-  return match;
-}
+/**
+ * Each pattern with a guard: plain `includes` checks (a few ns) that every match needs, so that the
+ * common string (a meter id, a route, a URL without a secret) runs no regular expression at all.
+ */
+const RULES: { guard: (s: string) => boolean; re: RegExp; keep: (m: string, kept: string) => string }[] = [
+  {
+    guard: (s) => s.includes('_') || s.includes('%5'),
+    re: /(?<![A-Za-z0-9])(msk|mqs|adm)(?:_|%5[Ff])[A-Za-z0-9_%-]+/gi,
+    keep: (_m, prefix) => `${prefix}_${HIDDEN}`,
+  },
+  {
+    guard: (s) => s.includes('@') && s.includes('//'),
+    re: /(\/\/[^\s:/@]*):[^\s@/]+@/g,
+    keep: (_m, user) => `${user}:${HIDDEN}@`,
+  },
+  {
+    guard: (s) => s.includes('=') || s.includes('%3D') || s.includes('%3d'),
+    re: /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*(?:key|token|secret|passw|pwd|auth)[A-Za-z0-9_.-]*(?:=|%3D))(?!\*\*\*)[^\s&#;,'"]+/gi,
+    keep: (_m, name) => `${name}${HIDDEN}`,
+  },
+  {
+    guard: (s) => s.includes(':') && HEADER_HINT.test(s),
+    re: /\b((?:x-admin-token|x-service-api-key|(?:proxy-)?authorization)\s*:\s*)(?!\*\*\*)(?:(?:bearer|basic|digest)\s+)?[^\s,'"]+/gi,
+    keep: (_m, name) => `${name}${HIDDEN}`,
+  },
+  {
+    guard: (s) => s.includes(' ') && SCHEME_HINT.test(s),
+    re: /\b((?:bearer|basic)\s+)(?!\*\*\*)[A-Za-z0-9._~+/=-]{8,}/gi,
+    keep: (_m, scheme) => `${scheme}${HIDDEN}`,
+  },
+];
+const HEADER_HINT = /token|key|authoriz/i;
+const SCHEME_HINT = /bearer|basic/i;
 
 export type Redact = (text: string) => string;
 
@@ -57,12 +67,19 @@ export function secretRedactor(known: Iterable<string | undefined> = []): Redact
     values.add(v);
     values.add(encodeURIComponent(v));
   }
-  // Longest first, so a secret that contains another is hidden whole.
+  // One alternation, longest first, so a secret that contains another is hidden whole.
   const byLength = [...values].sort((a, b) => b.length - a.length);
+  const knownRe =
+    byLength.length === 0
+      ? null
+      : new RegExp(byLength.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
   return (text) => {
-    let out = text;
-    for (const v of byLength) if (out.includes(v)) out = out.replaceAll(v, HIDDEN);
-    return SUSPECT.test(out) ? out.replace(PATTERN, replacer) : out;
+    // Nothing shorter than `msk_x` can hold a secret.
+    if (text.length < 5) return text;
+    const out = knownRe !== null && text.length >= MIN_KNOWN_SECRET ? text.replace(knownRe, HIDDEN) : text;
+    let clean = out;
+    for (const rule of RULES) if (rule.guard(clean)) clean = clean.replace(rule.re, rule.keep);
+    return clean;
   };
 }
 
