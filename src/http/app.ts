@@ -66,8 +66,12 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   // [SEC-4] Every answer's headers, computed once; the console's import map is allowed by its hash.
   const page = await consolePage();
   const headers = await serviceSecurityHeaders(page.scriptHashes);
+  const timeouts = serverTimeoutOptions(limits);
   const app = Fastify({
-    ...serverTimeoutOptions(limits),
+    ...timeouts,
+    // [SEC-5] An HTTP/1.1 request without Host is refused by host-check.ts, in the envelope, not by
+    // node's bare 400.
+    http: { ...timeouts.http, requireHostHeader: false },
     logger: opts.logger ?? false,
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },

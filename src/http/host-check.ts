@@ -5,6 +5,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './envelope.ts';
+import { ApiError } from './errors.ts';
 import { type HostPolicy, hostAllowed, hostRefused } from './host-policy.ts';
 
 /** Distinct Host values remembered; past this the memory starts over (a client inventing names). */
@@ -15,7 +16,12 @@ export function registerHostCheck(app: FastifyInstance, policy: HostPolicy, now:
   const seen = new Map<string, boolean>();
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const header = request.headers.host;
-    if (header === undefined) return done();
+    if (header === undefined) {
+      // HTTP/1.0 may leave it out (no browser does); HTTP/1.1 must send it (RFC 9112 §3.2).
+      if (request.raw.httpVersion === '1.0') return done();
+      sendError(reply, now(), new ApiError('bad_request', 'An HTTP/1.1 request needs a Host header.'));
+      return;
+    }
     let ok = seen.get(header);
     if (ok === undefined) {
       ok = hostAllowed(policy, header);

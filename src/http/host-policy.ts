@@ -8,8 +8,8 @@
 // client reached us by (a LAN address, a NAT or a container's published port) cannot be known here and
 // an IP literal cannot be re-pointed by DNS. The port is not compared: a rebinding page is same-origin
 // with the service, so its port is the service's own, and a published port may differ from ours.
-// Names compare case-insensitively, with one trailing dot ignored. No Host at all (HTTP/1.0, which
-// no browser sends) is accepted: there is no name to rebind.
+// Names compare case-insensitively, with one trailing dot ignored. No Host at all on HTTP/1.0 (which
+// no browser sends) is accepted: there is no name to rebind (host-check.ts refuses it on HTTP/1.1).
 
 import { isIP } from 'node:net';
 import { ApiError } from './errors.ts';

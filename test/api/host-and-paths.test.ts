@@ -64,6 +64,12 @@ describe('a running service, bound to 127.0.0.1 with --allowed-hosts meters.exam
     expect((await raw(t.svc.httpUrl, '/healthz', null, '', '1.0')).status).toBe(200);
   });
 
+  it('[SEC-5] an HTTP/1.1 request without Host is 400 bad_request in the envelope', async () => {
+    const a = await raw(t.svc.httpUrl, '/healthz', null);
+    expect(a.status).toBe(400);
+    expect(JSON.parse(a.body)).toMatchObject({ success: false, error: { code: 'bad_request' } });
+  });
+
   it('[SEC-5] refuses any other Host with 421 host_not_allowed, before CORS and auth, and logs it', async () => {
     const port = new URL(t.svc.httpUrl).port;
     const refused = [
