@@ -14,6 +14,7 @@ describe('[SEC-1] secretRedactor', () => {
     [`GET /api/v2/spaces/?x=${KEY}`, 'GET /api/v2/spaces/?x=msk_***'],
     [`GET /${KEY}/devices 404`, 'GET /msk_***/devices 404'],
     ['GET /msk%5Fabcdefgh12345 404', 'GET /msk_*** 404'],
+    ['GET /msk%255Fabcdefgh12345 404', 'GET /msk_*** 404'],
     [`GET /sim/v1/x?t=${TOKEN}`, 'GET /sim/v1/x?t=***'],
     [`GET /sim/v1/x?t=${encodeURIComponent(`${TOKEN}/`)}`, 'GET /sim/v1/x?t=***%2F'],
     ['MQTT login refused (user mqs_Zm9vYmFyYmF6cXV4): bad password', 'MQTT login refused (user mqs_***): bad password'],
@@ -38,6 +39,8 @@ describe('[SEC-1] secretRedactor', () => {
 
   it('hides a known secret whole, whatever it looks like, and no known secret under 8 characters', () => {
     expect(redact(`user ${TOKEN}`)).toBe(`user ${HIDDEN}`);
+    const twice = encodeURIComponent(encodeURIComponent(`${TOKEN}/x`));
+    expect(redact(`/a?t=${twice}`)).not.toContain('operator');
     expect(secretRedactor(['abc'])('abc')).toBe('abc');
   });
 });

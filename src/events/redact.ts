@@ -14,7 +14,7 @@ export const MIN_KNOWN_SECRET = 8;
 /**
  * What looks like a secret, whoever typed it and wherever it stands:
  * - the tokens meterstack makes: API keys `msk_…`, meters' MQTT secrets `mqs_…`, generated admin tokens
- *   `adm_…` (also with the `_` %-encoded, as in a URL);
+ *   `adm_…` (also with the `_` %-encoded, once or twice, as in a URL);
  * - a URL's password: `scheme://user:password@`;
  * - `name=value` where the name says key, token, secret, password or auth (query strings, form
  *   bodies), and the credential headers quoted in a message (`X-Admin-Token: …`);
@@ -26,8 +26,9 @@ export const MIN_KNOWN_SECRET = 8;
  */
 const RULES: { guard: (s: string) => boolean; re: RegExp; keep: (m: string, kept: string) => string }[] = [
   {
-    guard: (s) => s.includes('_') || s.includes('%5'),
-    re: /(?<![A-Za-z0-9])(msk|mqs|adm)(?:_|%5[Ff])[A-Za-z0-9_%-]+/gi,
+    guard: (s) => s.includes('_') || s.includes('%'),
+    // `_` as typed, %-encoded once (%5F) or more (%255F)
+    re: /(?<![A-Za-z0-9])(msk|mqs|adm)(?:_|%(?:25)*5[Ff])[A-Za-z0-9_%-]+/gi,
     keep: (_m, prefix) => `${prefix}_${HIDDEN}`,
   },
   {
@@ -66,6 +67,7 @@ export function secretRedactor(known: Iterable<string | undefined> = []): Redact
     if (v === undefined || v.length < MIN_KNOWN_SECRET) continue;
     values.add(v);
     values.add(encodeURIComponent(v));
+    values.add(encodeURIComponent(encodeURIComponent(v)));
   }
   // One alternation, longest first, so a secret that contains another is hidden whole.
   const byLength = [...values].sort((a, b) => b.length - a.length);
