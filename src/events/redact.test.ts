@@ -17,7 +17,10 @@ describe('[SEC-1] secretRedactor', () => {
     ['GET /msk%255Fabcdefgh12345 404', 'GET /msk_*** 404'],
     [`GET /sim/v1/x?t=${TOKEN}`, 'GET /sim/v1/x?t=***'],
     [`GET /sim/v1/x?t=${encodeURIComponent(`${TOKEN}/`)}`, 'GET /sim/v1/x?t=***%2F'],
-    ['MQTT login refused (user mqs_Zm9vYmFyYmF6cXV4): bad password', 'MQTT login refused (user mqs_***): bad password'],
+    [
+      'MQTT login refused (user mqs_Zm9vYmFyYmF6cXV4): bad password',
+      'MQTT login refused (user mqs_***): bad password',
+    ],
     ['adm_k2l3j4h5g6f7d8s9a0 typed as a username', 'adm_*** typed as a username'],
     ['postgres://u:secret@127.0.0.1/test', 'postgres://u:***@127.0.0.1/test'],
     ['mqtt://svc:p%40ss@broker:1883 refused', 'mqtt://svc:***@broker:1883 refused'],
