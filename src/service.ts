@@ -10,10 +10,12 @@ import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } fr
 import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
 import { EventBus } from './events/bus.ts';
 import { DurableEvents } from './events/durable.ts';
+import { secretRedactor, secretsOf } from './events/redact.ts';
 import { SeqReserve } from './events/seq-reserve.ts';
 import { type EventViews, startEventViews } from './events/views.ts';
 import { buildHttpApp } from './http/app.ts';
 import { type CorsOrigins, corsPolicy } from './http/cors-policy.ts';
+import { hostPolicy } from './http/host-policy.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
@@ -67,6 +69,11 @@ export interface ServiceConfig {
    * localhost, 127.0.0.1, [::1], any port), '*', 'off', or exact origins (spec-decisions 69).
    */
   cors?: CorsOrigins;
+  /**
+   * [SEC-5] Host names answered besides the loopback names and `host` (`serve --allowed-hosts`), or
+   * '*' for any; src/http/host-policy.ts.
+   */
+  allowedHosts?: '*' | readonly string[];
   /** MQTT packet size, connection rate and cap [MC-10]; unset fields take the defaults. */
   mqttLimits?: Partial<BrokerLimits>;
   log: Log;
@@ -156,17 +163,23 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 }
 
 async function start(config: ServiceConfig, started: (() => Promise<void>)[]): Promise<RunningService> {
-  // A bad origin is a TypeError before anything opens.
+  // A bad origin or host name is a TypeError before anything opens.
   const cors = corsPolicy(config.cors);
+  const hosts = hostPolicy(config.host, config.allowedHosts);
   const store = await openStore(config.db, { createDir: config.createDbDir });
   started.push(() => store.close());
   // [OWNER-1] One process runs the world on a store: a second one is refused here, before it
   // opens a port or touches a meter, with WorldOwnedError naming the holder.
   let running: RunningService | null = null;
+  // [SEC-1] Every line the service logs and every event it emits goes through one redaction, which
+  // knows this run's secrets besides the patterns; the broker's service login is one of them.
+  const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
+  const redact = secretRedactor([...secretsOf(config), service.password]);
+  const logRedacted: Log = (level, msg, meta) => config.log(level, redact(msg), meta);
   // Until the bus exists, the service's messages go to config.log alone; from then on also onto the
   // bus as `log` events (issue 9 §2). The lease's later lines (renewal failed, taken over) take the
   // bus too, through this late binding.
-  let log: Log = config.log;
+  let log: Log = logRedacted;
   let abandonEvents = () => {};
   const lease = await WorldOwnerLease.acquire({
     store,
@@ -190,7 +203,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
         : Date.now() + (Number.isFinite(offset) ? offset : 0),
   });
   // Seqs never repeat across restarts (seq-reserve.ts); money and meter state also go to the store.
-  const durable = await DurableEvents.open({ store, keep: config.events?.durableKeep, log: config.log });
+  const durable = await DurableEvents.open({ store, keep: config.events?.durableKeep, log: logRedacted });
   started.push(() => durable.close());
   const seqs = await SeqReserve.open(store, { floor: durable.maxSeqAtOpen });
   abandonEvents = () => {
@@ -201,6 +214,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     now: () => clock.now(),
     enabled: config.events?.enabled,
     firstSeq: seqs.firstSeq,
+    redact,
   });
   seqs.watch(bus);
   durable.watch(bus);
@@ -213,11 +227,10 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   });
   started.push(async () => events.close());
   log = (level, msg, meta) => {
-    config.log(level, msg, meta);
+    logRedacted(level, msg, meta);
     // A line whose fact is its own typed event (a refusal) is not told twice.
     if (!meta?.event) bus.emit('log', { level, msg });
   };
-  const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
 
   const caps = connectionCaps(config, log);
   const meterBroker = config.broker
@@ -275,6 +288,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     limits: { ...config.httpLimits, maxConnections: caps.http },
     events,
     cors,
+    hosts,
     redis,
   });
   started.push(() => http.close());

@@ -27,15 +27,34 @@ export interface BannerInput {
   demoMeters?: { deviceId: string; note: string }[];
 }
 
+/** A placeholder where a secret the operator chose would go: it is theirs, never printed [SEC-2]. */
+export const GIVEN_ADMIN_TOKEN = '<admin token>';
+
+/**
+ * [SEC-2] The admin token as the banner shows it: a generated one in full (nobody else knows it), one
+ * given by --admin-token or METERSTACK_ADMIN_TOKEN never (stdout is often a collected log).
+ */
+export function shownAdminToken(token: string, generated: boolean): string {
+  return generated ? token : GIVEN_ADMIN_TOKEN;
+}
+
+/** The banner's admin token line and the note under it. */
+export function adminTokenLines(token: string, generated: boolean, generatedNote: string): string[] {
+  return generated
+    ? [`  admin token  ${token}`, `               ${generatedNote}`]
+    : ['  admin token  given by --admin-token or METERSTACK_ADMIN_TOKEN (not printed)'];
+}
+
 export function banner(b: BannerInput): string {
   const { svc } = b;
   const url = svc.httpUrl;
-  const a = `-H 'X-Admin-Token: ${svc.adminToken}'`;
+  const token = shownAdminToken(svc.adminToken, b.generatedAdminToken);
+  const a = `-H 'X-Admin-Token: ${token}'`;
   const json = `-H 'Content-Type: application/json'`;
   const mqtt = new URL(svc.mqttUrl);
   const logins = b.brokerLogins ?? 'store';
   // An unmanaged broker has no meterstack watcher login: the operator's own login goes there.
-  const watchUser = logins === 'unmanaged' ? `-u <login> -P <password>` : `-u admin -P '${svc.adminToken}'`;
+  const watchUser = logins === 'unmanaged' ? `-u <login> -P <password>` : `-u admin -P '${token}'`;
   const watch = `mosquitto_sub -h ${mqtt.hostname} -p ${mqtt.port} ${watchUser} -t 'meterstack/v1/+/telemetry' -v`;
   // Lines other than commands fit 80 columns; commands stay whole, to be copied.
   const head = [
@@ -44,10 +63,11 @@ export function banner(b: BannerInput): string {
     '',
     `  web console  ${url}/`,
     '               open it in a browser and paste the admin token',
-    `  admin token  ${svc.adminToken}`,
-    ...(b.generatedAdminToken
-      ? ['               (generated for this run; pass --admin-token to keep one)']
-      : []),
+    ...adminTokenLines(
+      svc.adminToken,
+      b.generatedAdminToken,
+      '(generated for this run; pass --admin-token to keep one)',
+    ),
     `  HTTP API     ${url}`,
     '               OpenAPI /openapi.json, Swagger UI /docs',
     `  MQTT broker  ${svc.mqttUrl}`,

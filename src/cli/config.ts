@@ -7,6 +7,7 @@ import { BROKER_LOGINS, parseBrokerUrl } from '../broker/external.ts';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
 import { DEFAULT_JOURNAL_SIZE } from '../events/journal.ts';
 import { type CorsOrigins, corsPolicy, parseCorsFlag } from '../http/cors-policy.ts';
+import { parseAllowedHosts } from '../http/host-policy.ts';
 import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/event-lines.ts';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../log/logger.ts';
@@ -41,6 +42,10 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
                       (default: the speed the database's clock last ran at, else 1)
   --rate-limit N      requests per minute per API key, 0 = off (default 100) METERSTACK_RATE_LIMIT
   --command-timeout-ms N  how long to wait for a meter's reply (default 5000) METERSTACK_COMMAND_TIMEOUT_MS
+  --allowed-hosts H   Host names answered besides localhost, 127.0.0.0/8, [::1]  METERSTACK_ALLOWED_HOSTS
+                      and --host: comma-separated (meters.example.com,192.168.1.20), * for
+                      any; another is 421 host_not_allowed (DNS rebinding). With --host
+                      0.0.0.0 or :: any IP address is answered too (spec-decisions SEC-5)
   --cors ORIGINS      browser pages that may call the APIs: exact origins      METERSTACK_CORS
                       comma-separated (https://app.example.com,localhost), * for any,
                       off for none (default localhost: localhost, 127.0.0.1, [::1], any port)
@@ -86,6 +91,7 @@ const OPTIONS = {
   'rate-limit': { type: 'string' },
   'command-timeout-ms': { type: 'string' },
   cors: { type: 'string' },
+  'allowed-hosts': { type: 'string' },
   'http-headers-timeout-ms': { type: 'string' },
   'http-request-timeout-ms': { type: 'string' },
   'http-keep-alive-timeout-ms': { type: 'string' },
@@ -147,6 +153,15 @@ function corsOrigins(raw: string | undefined): CorsOrigins | undefined {
     return origins;
   } catch (err) {
     throw new ConfigError(`--cors (METERSTACK_CORS): ${(err as Error).message}`);
+  }
+}
+
+function allowedHosts(raw: string | undefined): '*' | string[] | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return parseAllowedHosts(raw);
+  } catch (err) {
+    throw new ConfigError(`--allowed-hosts (METERSTACK_ALLOWED_HOSTS): ${(err as Error).message}`);
   }
 }
 
@@ -299,6 +314,7 @@ export function parseServeConfig(
       httpLimits,
       mqttLimits,
       cors: corsOrigins(pick(values, env, 'cors')),
+      allowedHosts: allowedHosts(pick(values, env, 'allowed-hosts')),
       // The ring is allocated whole; its byte bound (64 MiB) holds a few 100,000 ordinary events anyway.
       events: {
         journalSize: limit('journal-size', DEFAULT_JOURNAL_SIZE, 1, 1_000_000),

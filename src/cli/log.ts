@@ -1,9 +1,14 @@
 // The log line format of long-running commands: ISO time, level, message; info to stdout, the rest to stderr.
 
+import { secretRedactor } from '../events/redact.ts';
+
 export type LogLevel = 'info' | 'warn' | 'error';
 
+/** [SEC-1] The same redaction as serve's lines: a broker URL's password, a key, never printed. */
+const redact = secretRedactor();
+
 export function log(level: LogLevel, msg: string): void {
-  const line = `${new Date().toISOString()} ${level.padEnd(5)} ${msg}\n`;
+  const line = `${new Date().toISOString()} ${level.padEnd(5)} ${redact(msg)}\n`;
   (level === 'info' ? process.stdout : process.stderr).write(line);
 }
 

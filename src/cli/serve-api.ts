@@ -1,10 +1,13 @@
 // `meterstack serve --api-only`: an API instance (src/instance/start.ts) with its banner and signals.
 
 import type { Writable } from 'node:stream';
+import { secretRedactor, secretsOf } from '../events/redact.ts';
 import { startApiInstance } from '../instance/start.ts';
 import { BusLogger } from '../log/bus-logger.ts';
 import { createLogger } from '../log/logger.ts';
 import type { ServiceConfig } from '../service.ts';
+import { redact as redactStoreUrl } from '../store/postgres/url.ts';
+import { adminTokenLines } from './banner.ts';
 import type { LoggingConfig } from './config.ts';
 
 type Level = 'info' | 'warn' | 'error';
@@ -22,8 +25,11 @@ function instanceBanner(i: {
     '',
     `  HTTP API     ${i.httpUrl}`,
     '               OpenAPI /openapi.json, Swagger UI /docs',
-    `  admin token  ${i.adminToken}`,
-    ...(i.generated ? ["               (generated: /sim/v1's world operations need the world's token)"] : []),
+    ...adminTokenLines(
+      i.adminToken,
+      i.generated,
+      "(generated: /sim/v1's world operations need the world's token)",
+    ),
     `  MQTT broker  ${i.mqttUrl}   (shared, the world process's)`,
     `  database     ${i.db}   (shared)`,
     '',
@@ -37,7 +43,8 @@ export async function runApiInstance(
   generatedAdminToken: boolean,
   stdout: Writable = process.stdout,
 ): Promise<void> {
-  const logger = createLogger(logging);
+  const redact = secretRedactor(secretsOf(config));
+  const logger = createLogger({ ...logging, redact });
   let busLogger: BusLogger | null = null;
   let say = (level: Level, msg: string) => logger[level]({ type: 'log' }, msg);
   // Before the bus exists straight to pino, then as `log` events the bus logger writes (issue 9 §2).
@@ -57,7 +64,7 @@ export async function runApiInstance(
       },
     });
   } catch (err) {
-    process.stderr.write(`meterstack serve --api-only: could not start: ${(err as Error).message}\n`);
+    process.stderr.write(`meterstack serve --api-only: could not start: ${redact((err as Error).message)}\n`);
     process.exitCode = 1;
     return;
   }
@@ -66,7 +73,7 @@ export async function runApiInstance(
       httpUrl: svc.httpUrl,
       mqttUrl: svc.mqttUrl,
       adminToken: svc.adminToken,
-      db: config.db,
+      db: redactStoreUrl(config.db), // [SEC-2] a PostgreSQL URL's password is never printed
       generated: generatedAdminToken,
     }),
   );

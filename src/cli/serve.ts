@@ -1,3 +1,4 @@
+import { secretRedactor, secretsOf } from '../events/redact.ts';
 import { BusLogger } from '../log/bus-logger.ts';
 import { createLogger } from '../log/logger.ts';
 import { startService } from '../service.ts';
@@ -40,7 +41,9 @@ export async function runServe(argv: string[]): Promise<void> {
       return;
     }
   }
-  const logger = createLogger(logging);
+  // [SEC-1] Every line goes through the one redaction, knowing this run's secrets.
+  const redact = secretRedactor(secretsOf(config));
+  const logger = createLogger({ ...logging, redact });
   // Every line is pino's. Before the bus exists (store open, lease) the service's messages are
   // written here directly; once it does, they come back as `log` events through the bus logger with
   // everything else, and are not written here a second time (issue 9 §2).
@@ -72,7 +75,7 @@ export async function runServe(argv: string[]): Promise<void> {
     // [OWNER-1] Another live process owns this database: a usage problem, not a crash.
     const owned = err instanceof WorldOwnedError;
     const where = owned ? `${redactStoreUrl(config.db)}: ` : '';
-    process.stderr.write(`meterstack serve: could not start: ${where}${(err as Error).message}\n`);
+    process.stderr.write(`meterstack serve: could not start: ${where}${redact((err as Error).message)}\n`);
     process.exitCode = owned ? 2 : 1;
     return;
   }

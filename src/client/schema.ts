@@ -1110,7 +1110,7 @@ export interface components {
              * @description one of the error list (src/http/errors.ts); the HTTP status follows it
              * @enum {string}
              */
-            code: "authentication_error" | "admin_authentication_error" | "forbidden" | "cors_origin_not_allowed" | "device_not_found" | "device_not_in_space" | "not_your_space" | "validation_error" | "device_offline" | "device_timeout" | "device_rejected" | "properties_unreadable" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "malformed_url" | "bad_request" | "request_timeout" | "uri_too_long" | "headers_too_large";
+            code: "authentication_error" | "admin_authentication_error" | "forbidden" | "cors_origin_not_allowed" | "host_not_allowed" | "device_not_found" | "device_not_in_space" | "not_your_space" | "validation_error" | "device_offline" | "device_timeout" | "device_rejected" | "properties_unreadable" | "rate_limit_exceeded" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "malformed_url" | "bad_request" | "request_timeout" | "uri_too_long" | "headers_too_large";
             /** @description a sentence, or for validation_error the list of what was wrong */
             detail: string | components["schemas"]["ValidationItem"][];
         };

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { inlineScriptHashes } from '../http/security-headers.ts';
 import { packageRoot } from '../package-root.ts';
 
 const WEB = join(packageRoot(), 'src/console/web/');
@@ -39,11 +40,25 @@ const vendor = (): { prefix: string; root: string[]; allow: RegExp }[] => [
   },
 ];
 
-export async function consolePlugin(app: FastifyInstance): Promise<void> {
-  // Read per request: a few KB, and an edited page shows on reload while developing.
+/** The page at `/` and the hashes of its inline scripts (its import map), which the CSP allows. */
+export interface ConsolePage {
+  html: string;
+  scriptHashes: string[];
+}
+
+/**
+ * Read once, when the app is built: the page and the CSP that allows its import map must not drift
+ * apart [SEC-4]. After an edit of index.html, restart (the modules under /console/ are read per request).
+ */
+export async function consolePage(): Promise<ConsolePage> {
+  const html = await readFile(`${WEB}index.html`, 'utf8');
+  return { html, scriptHashes: inlineScriptHashes(html) };
+}
+
+export async function consolePlugin(app: FastifyInstance, opts: { page: ConsolePage }): Promise<void> {
   app.get('/', { schema: { hide: true } }, async (_req, reply) => {
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache');
-    return readFile(`${WEB}index.html`, 'utf8');
+    return opts.page.html;
   });
   await app.register(fastifyStatic, {
     root: WEB,

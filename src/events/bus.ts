@@ -2,6 +2,7 @@
 // sequence number, virtual time and wall time and hands the event to each subscriber synchronously;
 // a subscriber that wants to batch or write does so itself, off the emitter's path.
 
+import { type Redact, redactDeep, secretRedactor } from './redact.ts';
 import type { EventData, EventType, MeterEvent } from './schemas.ts';
 
 export interface EventBusOptions {
@@ -13,6 +14,11 @@ export interface EventBusOptions {
   firstSeq?: number;
   /** false: emit does nothing and returns null (the bus-off baseline of bench/ingest.ts). Default true. */
   enabled?: boolean;
+  /**
+   * [SEC-1] What every event's strings go through before anyone sees them (journal, durable events,
+   * SSE, logs). Default: the patterns of redact.ts alone; a service adds the secrets it knows.
+   */
+  redact?: Redact;
 }
 
 export interface EmitContext {
@@ -31,6 +37,7 @@ export class EventBus {
   readonly #now: () => number;
   readonly #wall: () => number;
   readonly #subscribers = new Set<Subscriber>();
+  readonly #redact: Redact;
   readonly enabled: boolean;
   #next: number;
   /** Subscriber exceptions caught (a view must never break an emitter). */
@@ -41,6 +48,7 @@ export class EventBus {
     this.#wall = opts.wall ?? Date.now;
     this.#next = opts.firstSeq ?? 1;
     this.enabled = opts.enabled ?? true;
+    this.#redact = opts.redact ?? secretRedactor();
   }
 
   /** The sequence number the next event will get. */
@@ -56,7 +64,9 @@ export class EventBus {
   emit<T extends EventType>(type: T, data: EventData<T>, ctx?: EmitContext): MeterEvent<T> | null {
     if (!this.enabled) return null;
     const vt = ctx?.vt ?? this.#now();
-    const event: MeterEvent<T> = { seq: this.#next++, type, vt, wt: this.#wall(), data };
+    // Redacted here, once, so that no view can hold a secret a client typed [SEC-1].
+    const clean = redactDeep(data, this.#redact);
+    const event: MeterEvent<T> = { seq: this.#next++, type, vt, wt: this.#wall(), data: clean };
     if (ctx?.deviceId !== undefined) event.device_id = ctx.deviceId;
     if (ctx?.accountId !== undefined) event.account_id = ctx.accountId;
     for (const s of this.#subscribers) {

@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { v2Api } from '../api/v2/plugin.ts';
-import { consolePlugin } from '../console/plugin.ts';
+import { consolePage, consolePlugin } from '../console/plugin.ts';
 import { type EventViews, startEventViews } from '../events/views.ts';
 import type { SimForward } from '../sim/forward.ts';
 import { simRoutes } from '../sim/routes.ts';
@@ -15,6 +15,8 @@ import { registerCors } from './cors.ts';
 import { type CorsPolicy, corsPolicy } from './cors-policy.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
 import { registerEnvelope, success } from './envelope.ts';
+import { registerHostCheck } from './host-check.ts';
+import { type HostPolicy, hostPolicy } from './host-policy.ts';
 import { registerJsonBody } from './json-body.ts';
 import {
   type ConnectionCapStats,
@@ -26,6 +28,7 @@ import {
 } from './limits.ts';
 import { documentFor, swaggerOptions } from './openapi.ts';
 import { registerRequestEvents } from './request-events.ts';
+import { registerSecurityHeaders, serviceSecurityHeaders } from './security-headers.ts';
 import { validatorCompiler } from './validation.ts';
 
 declare module 'fastify' {
@@ -34,6 +37,9 @@ declare module 'fastify' {
     connectionStats(): ConnectionCapStats;
   }
 }
+
+/** Where Swagger UI is served (its own CSP: security-headers.ts). */
+const DOCS_PREFIX = '/docs';
 
 export interface HttpAppOptions {
   world: ServiceWorld;
@@ -47,6 +53,8 @@ export interface HttpAppOptions {
   events?: EventViews;
   /** Browser origins that may call (cors.ts); default: localhost on any port. */
   cors?: CorsPolicy;
+  /** Host headers answered (host-policy.ts, SEC-5); default: loopback names only. */
+  hosts?: HostPolicy;
   /** The rate limit's shared counters (api/v2/shared-limit.ts); default: in this process. */
   redis?: Redis;
   /** An API instance's: /sim/v1's world operations go to the world process (sim/forward.ts). */
@@ -55,12 +63,19 @@ export interface HttpAppOptions {
 
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
   const limits = checkHttpLimits({ ...DEFAULT_HTTP_LIMITS, ...opts.limits });
+  // [SEC-4] Every answer's headers, computed once; the console's import map is allowed by its hash.
+  const page = await consolePage();
+  const headers = await serviceSecurityHeaders(page.scriptHashes);
+  const timeouts = serverTimeoutOptions(limits);
   const app = Fastify({
-    ...serverTimeoutOptions(limits),
+    ...timeouts,
+    // [SEC-5] An HTTP/1.1 request without Host is refused by host-check.ts, in the envelope, not by
+    // node's bare 400.
+    http: { ...timeouts.http, requireHostHeader: false },
     logger: opts.logger ?? false,
     bodyLimit: 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    ...edgeErrorOptions(() => opts.world.clock.now()),
+    ...edgeErrorOptions(() => opts.world.clock.now(), headers.page),
   });
   // Bodies are JSON only (spec §4): fastify's default text/plain parser would hand a string to the
   // schema and answer 422; without it a non-JSON body is 415 unsupported_media_type.
@@ -74,16 +89,20 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   const now = () => opts.world.clock.now();
   registerEnvelope(app, now);
   registerRequestEvents(app, opts.world.bus);
+  // [SEC-4] One hook for every answer's headers (and edgeErrorOptions for those given before it).
+  registerSecurityHeaders(app, headers, DOCS_PREFIX);
+  // [SEC-5] First of the onRequest hooks: a rebinding page's request is refused before anything else.
+  registerHostCheck(app, opts.hosts ?? hostPolicy(), now);
   // Before every route and the v2 API's own hooks: a preflight spends no auth and no rate limit.
   await registerCors(app, opts.cors ?? corsPolicy(), now);
 
   await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, {
-    routePrefix: '/docs',
+    routePrefix: DOCS_PREFIX,
     transformSpecification: (doc, request) => documentFor(doc, request),
   });
 
-  await app.register(consolePlugin);
+  await app.register(consolePlugin, { page });
   app.get('/openapi.json', { schema: { hide: true } }, async (request) =>
     documentFor(app.swagger(), request),
   );

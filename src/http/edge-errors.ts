@@ -47,10 +47,15 @@ function socketError(err: NodeJS.ErrnoException): ApiError {
 /** The fastify options that route these answers through the envelope; `now` stamps them. */
 export function edgeErrorOptions(
   now: () => number,
+  /** [SEC-4] The security headers: these answers come before any hook that would set them. */
+  headers: Readonly<Record<string, string>> = {},
 ): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'> {
+  const rawHeaders = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return {
     frameworkErrors: (err: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
-      sendError(reply, now(), frameworkError(err));
+      sendError(reply.headers(headers), now(), frameworkError(err));
     },
     clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
       // A reset connection has no one to answer (as fastify's default handler).
@@ -59,7 +64,7 @@ export function edgeErrorOptions(
         const apiErr = socketError(err);
         const body = JSON.stringify(failure(now(), apiErr));
         socket.write(
-          `HTTP/1.1 ${apiErr.status} ${reasonPhrase(apiErr.status)}\r\nContent-Type: application/json\r\n` +
+          `HTTP/1.1 ${apiErr.status} ${reasonPhrase(apiErr.status)}\r\nContent-Type: application/json\r\n${rawHeaders}` +
             `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         );
       }

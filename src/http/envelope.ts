@@ -63,6 +63,9 @@ export function toApiError(err: FastifyError | Error): ApiError {
 
 export function registerEnvelope(app: FastifyInstance, now: () => number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    // [SEC-6] A path the file server will not serve (`..`, `%2e%2e`, `//`, `\`: non-canonical) is a
+    // path with nothing there, answered and logged as any unrouted one: nothing about why is disclosed.
+    if (err.code === 'FST_STATIC_FORBIDDEN_PATH') return reply.callNotFound();
     const apiErr = toApiError(err);
     if (apiErr.code === 'internal_error') request.log.error({ err }, 'unhandled error');
     sendError(reply, now(), apiErr);

@@ -11,6 +11,12 @@ export const ERRORS = {
   forbidden: { status: 403, detail: 'Not permitted.' },
   // A browser page on an origin `serve --cors` does not allow (src/http/cors.ts, spec-decisions 69).
   cors_origin_not_allowed: { status: 403, detail: 'This origin may not call the service (see --cors).' },
+  // [SEC-5] A Host header the service does not answer to (DNS rebinding; src/http/host-policy.ts,
+  // spec-decisions 143): 421 Misdirected Request, the status HTTP has for exactly this.
+  host_not_allowed: {
+    status: 421,
+    detail: 'This service does not answer to that Host (see --allowed-hosts).',
+  },
   device_not_found: { status: 400, detail: 'Device not found.' },
   device_not_in_space: { status: 417, detail: 'Device is not associated with any space.' },
   not_your_space: { status: 400, detail: 'Space does not belong to your account.' },

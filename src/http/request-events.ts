@@ -73,7 +73,8 @@ export function registerRequestEvents(app: FastifyInstance, bus: EventBus): void
     const code = reply.statusCode >= 400 ? errorCodes.get(request) : undefined;
     const url = request.url;
     const route = request.routeOptions.url ?? '(no route)';
-    if (!observed(route)) return done();
+    // A refused or missing console file is news like any other 4xx [SEC-6]; a served one is not.
+    if (!observed(route) && reply.statusCode < 400) return done();
     // A browser's preflight (answered by cors.ts) precedes a request that is itself an event; a
     // refused one (403) is told.
     if (request.method === 'OPTIONS' && reply.statusCode < 400) return done();

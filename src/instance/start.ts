@@ -11,9 +11,11 @@ import { connectExternalBroker } from '../broker/external.ts';
 import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { EventBus } from '../events/bus.ts';
+import { secretRedactor, secretsOf } from '../events/redact.ts';
 import { type EventViews, startEventViews } from '../events/views.ts';
 import { buildHttpApp } from '../http/app.ts';
 import { corsPolicy } from '../http/cors-policy.ts';
+import { hostPolicy } from '../http/host-policy.ts';
 import type { Log } from '../log/types.ts';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { ServiceConfig } from '../service.ts';
@@ -64,7 +66,10 @@ async function start(
   started: (() => Promise<void>)[],
 ): Promise<RunningApiInstance> {
   const cors = corsPolicy(config.cors);
-  const log: Log = config.log;
+  const hosts = hostPolicy(config.host, config.allowedHosts);
+  // [SEC-1] One redaction for every line and event, as in service.ts.
+  const redact = secretRedactor(secretsOf(config));
+  const log: Log = (level, msg, meta) => config.log(level, redact(msg), meta);
   // The world process makes and migrates the store; an instance only opens it (no createDir).
   const store = await openStore(config.db);
   started.push(() => store.close());
@@ -78,7 +83,7 @@ async function start(
   const clock = await WorldClock.open({ store, log });
   started.push(async () => clock.stop());
   // Its own bus and journal, in memory: the world process keeps the durable events.
-  const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled });
+  const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled, redact });
   config.events?.onBus?.(bus);
   const events = startEventViews({
     bus,
@@ -110,6 +115,7 @@ async function start(
     limits: config.httpLimits,
     events,
     cors,
+    hosts,
     redis,
     simForward: worldForward({ store, onClockChanged: () => clock.refresh() }),
   });

@@ -5,8 +5,9 @@
 // this cheap is the bus logger's flood summaries, not a buffer (spec-decisions 60).
 
 import { stripVTControlCharacters } from 'node:util';
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions as PinoOptions } from 'pino';
 import { prettyFactory } from 'pino-pretty';
+import { type Redact, redactDeep, secretRedactor } from '../events/redact.ts';
 import type { LogLevel } from './event-lines.ts';
 
 export type LogFormat = 'pretty' | 'json';
@@ -21,6 +22,18 @@ export interface LoggerOptions {
   out?: DestinationStream;
   /** Where warn and error lines go. Default: stderr. */
   err?: DestinationStream;
+  /** [SEC-1] What every line's message and fields go through. Default: redact.ts's patterns alone. */
+  redact?: Redact;
+}
+
+/** [SEC-1] Every line, whoever writes it (the bus logger, the CLI's own messages), is redacted here. */
+function redacting(redact: Redact): PinoOptions['hooks'] {
+  return {
+    logMethod(args, method) {
+      const clean = args.map((a) => redactDeep(a, redact));
+      method.apply(this, clean as Parameters<typeof method>);
+    },
+  };
 }
 
 /** pretty when stdout is a terminal (a person), json otherwise (a collector). */
@@ -46,11 +59,13 @@ function withEol(line: string): string {
 export function createLogger(opts: LoggerOptions): Logger {
   const out = opts.out ?? pino.destination({ dest: 1, sync: true });
   const err = opts.err ?? pino.destination({ dest: 2, sync: true });
+  const hooks = redacting(opts.redact ?? secretRedactor());
   if (opts.format === 'json') {
     return pino(
       {
         level: opts.level,
         base: undefined,
+        hooks,
         timestamp: pino.stdTimeFunctions.isoTime,
         formatters: { level: (label) => ({ level: label }) },
       },
@@ -82,7 +97,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     write: (line: string) => dest.write(withEol(pretty(line))),
   });
   return pino(
-    { level: opts.level, base: undefined },
+    { level: opts.level, base: undefined, hooks },
     pino.multistream(
       [
         { level: 'debug', stream: through(out) },

@@ -20,7 +20,7 @@ export function describeBrowser(name: string, body: () => void): void {
 
 export interface TestBrowser {
   browser: Browser;
-  /** A new page at 1280×800, with page errors collected into `errors`. */
+  /** A new page at 1280×800, with page errors and CSP violations collected into `errors`. */
   page(opts?: { colorScheme?: 'light' | 'dark' }): Promise<Page>;
   errors: string[];
   close(): Promise<void>;
@@ -50,6 +50,10 @@ export async function launchBrowser(): Promise<TestBrowser> {
       });
       const page = await context.newPage();
       page.on('pageerror', (e) => errors.push(e.message));
+      // [SEC-4] A Content-Security-Policy violation is an error of the page like any other.
+      page.on('console', (m) => {
+        if (m.type() === 'error' && m.text().includes('Content Security Policy')) errors.push(m.text());
+      });
       return page;
     },
     async close() {

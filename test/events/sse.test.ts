@@ -159,7 +159,9 @@ describe('a client that does not read', () => {
     const sock = connect(Number(url.port), url.hostname);
     sock.on('error', () => {});
     await new Promise((r) => sock.once('connect', r));
-    sock.write(`GET /sim/v1/events/stream HTTP/1.1\r\nHost: x\r\nX-Admin-Token: ${ADMIN_TOKEN}\r\n\r\n`);
+    sock.write(
+      `GET /sim/v1/events/stream HTTP/1.1\r\nHost: localhost\r\nX-Admin-Token: ${ADMIN_TOKEN}\r\n\r\n`,
+    );
     sock.pause();
     await new Promise((r) => setTimeout(r, 100));
     expect(events.streams.stats.open).toBe(2);

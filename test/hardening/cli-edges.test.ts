@@ -161,8 +161,10 @@ describe('meterstack serve --help and banner (issue 8 item 20)', () => {
     expect(p.stdout).not.toContain('msk_demo');
     expect(p.stdout).not.toContain('MTR-A101');
     expect(p.stdout).toContain(
-      `curl -s -H 'X-Admin-Token: cli-admin-token' -H 'Content-Type: application/json' -d '{"name":"my account"}' ${httpUrl}/sim/v1/accounts`,
+      `curl -s -H 'X-Admin-Token: <admin token>' -H 'Content-Type: application/json' -d '{"name":"my account"}' ${httpUrl}/sim/v1/accounts`,
     );
+    // [SEC-2] the token was given (--admin-token): the banner shows where it goes, never the token
+    expect(p.stdout + p.stderr).not.toContain('cli-admin-token');
     // and that call does what the banner says
     const res = await fetch(`${httpUrl}/sim/v1/accounts`, {
       method: 'POST',
