@@ -1,0 +1,253 @@
+// Money for external meters (a serial meter behind `meterstack bridge`, real firmware): the same path as a
+// fleet worker's meter, ledger first [LEDGER-1], then the credit over MQTT through the twins
+// (`creditLedgerEntry`, the one way money travels there [LEDGER-2]). The ledger holds it pending until the
+// meter answers; its answer is a receipt written once [LEDGER-4]; pending credits are sent again, by the
+// same transaction id, whenever the meter comes online and every `retryMs` while it is [LEDGER-5]; each
+// applied credit is checked against the balances the meter reported around it [LEDGER-6].
+
+import type { TwinRegistry } from '../devices/twins.ts';
+import type { Twin } from '../devices/types.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { CreditReceipt, DeviceRecord, LedgerEntry, Store } from '../store/types.ts';
+import { type ExternalLedgerCheck, externalLedgerCheck } from './external-ledger-check.ts';
+import { type Log, WorldError } from './types.ts';
+
+export interface ExternalCreditsOptions {
+  store: Pick<
+    Store,
+    | 'appendLedger'
+    | 'recordCreditReceipt'
+    | 'creditReceipts'
+    | 'pendingCredits'
+    | 'ledgerSince'
+    | 'listDevices'
+  >;
+  /** The world's clock: ledger times, and the meter's report times are judged against it. */
+  clock: { now(): number };
+  twins: Pick<TwinRegistry, 'creditLedgerEntry' | 'get'>;
+  bus: EventBus;
+  log: Log;
+  /** Wall ms between sweeps that send pending credits to online meters again. Default 10 s. */
+  retryMs?: number;
+}
+
+/** Where one credit stands at the meter. */
+export type CreditStatus =
+  | { status: 'applied'; balance: number }
+  | { status: 'pending'; balance: number | null; why: string }
+  | { status: 'refused'; balance: number | null; reason: string };
+
+export type ExternalRecharge = CreditStatus & { applied: boolean; ledgerSeq: number };
+
+export class ExternalCredits {
+  readonly #o: ExternalCreditsOptions;
+  /** Per device, its credits one at a time, in ledger order. */
+  readonly #queues = new Map<string, Promise<unknown>>();
+  #timer: NodeJS.Timeout | null = null;
+  #unsubscribe: (() => void) | null = null;
+  /** Sends made and answers recorded, for tests and the report: each credit is one receipt. */
+  readonly counts = { sent: 0, applied: 0, refused: 0, pending: 0 };
+
+  constructor(o: ExternalCreditsOptions) {
+    this.#o = o;
+  }
+
+  /** [LEDGER-5] Pending credits go out when their meter comes online, and on each sweep. */
+  start(): void {
+    this.#unsubscribe = this.#o.bus.subscribe((e) => {
+      if (e.type === 'meter.online' && e.device_id !== undefined) void this.#flushQuiet(e.device_id);
+    });
+    this.#timer = setInterval(() => void this.sweep().catch(() => undefined), this.#o.retryMs ?? 10_000);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    this.#unsubscribe?.();
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /**
+   * [LEDGER-1] [LEDGER-4] Credits an external meter once per transaction id: the ledger entry first, then
+   * the credit to the meter. A repeat of a transaction id the meter answered answers as it did
+   * (`applied: false`); a repeat of a pending one sends it again now.
+   */
+  recharge(device: DeviceRecord, amount: number, transactionId: string): Promise<ExternalRecharge> {
+    return this.#serial(device.deviceId, async () => {
+      const { store, clock } = this.#o;
+      const written = await store
+        .appendLedger({
+          devicePk: device.pk,
+          kind: 'recharge',
+          amount,
+          transactionId,
+          createdAt: clock.now(),
+        })
+        .catch((err: Error) => {
+          throw new WorldError('conflict', err.message);
+        });
+      const { entry, duplicate } = written;
+      if (duplicate && entry.amount !== amount)
+        throw new WorldError(
+          'conflict',
+          `transaction ${transactionId} was already used for ${entry.amount} paise`,
+        );
+      const answered = duplicate
+        ? (await store.creditReceipts(device.pk)).find((r) => r.ledgerSeq === entry.seq)
+        : undefined;
+      const status = answered
+        ? this.#fromReceipt(device.deviceId, answered)
+        : await this.#deliver(device, entry);
+      if (duplicate) this.#event(device, entry, { outcome: 'duplicate', balance: status.balance });
+      return { ...status, applied: !duplicate, ledgerSeq: entry.seq };
+    });
+  }
+
+  /** [LEDGER-5] Sends every pending credit of the online external meters again, oldest first. */
+  async sweep(): Promise<void> {
+    const pending = await this.#o.store.pendingCredits();
+    const devices = new Set(pending.map((e) => e.devicePk));
+    if (devices.size === 0) return;
+    for (const d of await this.#o.store.listDevices()) {
+      if (devices.has(d.pk) && this.#o.twins.get(d.deviceId)?.online) await this.#flush(d);
+    }
+  }
+
+  /** [LEDGER-6] External meters (or one) against the credits the ledger gave them. */
+  async check(deviceId?: string): Promise<ExternalLedgerCheck[]> {
+    const { store } = this.#o;
+    const checks: ExternalLedgerCheck[] = [];
+    for (const d of await store.listDevices()) {
+      if (d.kind !== 'external' || (deviceId !== undefined && d.deviceId !== deviceId)) continue;
+      const entries = (await store.ledgerSince(d.pk, 0)).filter((e) => e.kind === 'recharge');
+      if (entries.length === 0) continue;
+      checks.push(externalLedgerCheck(d.deviceId, entries, await store.creditReceipts(d.pk)));
+    }
+    return checks;
+  }
+
+  async #flushQuiet(deviceId: string): Promise<void> {
+    const device = (await this.#o.store.listDevices()).find((d) => d.deviceId === deviceId);
+    if (device?.kind === 'external') await this.#flush(device).catch(() => undefined);
+  }
+
+  #flush(device: DeviceRecord): Promise<void> {
+    return this.#serial(device.deviceId, async () => {
+      for (const entry of await this.#o.store.pendingCredits(device.pk)) {
+        if (!this.#o.twins.get(device.deviceId)?.online) return;
+        const s = await this.#deliver(device, entry);
+        if (s.status === 'pending') return; // the next one would fare no better now, and order is kept
+      }
+    });
+  }
+
+  /** Sends one ledger credit and writes the meter's answer as its receipt; no answer leaves it pending. */
+  async #deliver(device: DeviceRecord, entry: LedgerEntry): Promise<CreditStatus> {
+    const { twins, store, clock } = this.#o;
+    const id = device.deviceId;
+    const before = reported(twins.get(id));
+    this.counts.sent++;
+    const outcome = await twins.creditLedgerEntry(id, {
+      amount: entry.amount,
+      transactionId: entry.transactionId!,
+    });
+    const receipt = (r: Omit<CreditReceipt, 'ledgerSeq' | 'devicePk' | 'receivedAt'>) =>
+      store.recordCreditReceipt({ ...r, ledgerSeq: entry.seq, devicePk: device.pk, receivedAt: clock.now() });
+    if (outcome.ok) {
+      const data = outcome.data as { applied: boolean; balance: number };
+      // [MC-8.8] applied: false is a meter that already holds this transaction (an ack lost before):
+      // it is applied, but the balance it reported before may already include it, so it is not compared.
+      const wasBefore = data.applied && before ? before : null;
+      const { receipt: r, duplicate } = await receipt({
+        outcome: 'applied',
+        balanceBefore: wasBefore?.balance ?? null,
+        balanceAfter: data.balance,
+        allowance: wasBefore ? allowance(twins.get(id), wasBefore.ts, clock.now()) : 0,
+        reason: null,
+      });
+      if (!duplicate) {
+        this.counts.applied++;
+        this.#event(device, entry, { outcome: 'applied', balance: data.balance });
+      }
+      return this.#fromReceipt(id, r);
+    }
+    // [LEDGER-5] busy is "not now, maybe later" (a bridge whose serial link is down says it, SP-7.3).
+    if (outcome.reason === 'rejected' && outcome.code !== 'busy') {
+      const reason = `${outcome.code}: ${outcome.message}`;
+      const { receipt: r, duplicate } = await receipt({
+        outcome: 'refused',
+        balanceBefore: null,
+        balanceAfter: null,
+        allowance: 0,
+        reason,
+      });
+      if (!duplicate) {
+        this.counts.refused++;
+        this.#event(device, entry, { outcome: 'refused', balance: before?.balance ?? null, reason });
+      }
+      return this.#fromReceipt(id, r);
+    }
+    const why =
+      outcome.reason === 'offline'
+        ? 'the meter is offline'
+        : outcome.reason === 'timeout'
+          ? `the meter did not answer within ${outcome.afterMs} ms`
+          : `the meter is busy: ${outcome.message}`;
+    this.counts.pending++;
+    this.#event(device, entry, { outcome: 'pending', balance: before?.balance ?? null, reason: why });
+    return { status: 'pending', balance: before?.balance ?? null, why };
+  }
+
+  #fromReceipt(deviceId: string, r: CreditReceipt): CreditStatus {
+    if (r.outcome === 'refused')
+      return {
+        status: 'refused',
+        balance: reported(this.#o.twins.get(deviceId))?.balance ?? null,
+        reason: r.reason ?? '',
+      };
+    return { status: 'applied', balance: r.balanceAfter! };
+  }
+
+  #event(
+    device: DeviceRecord,
+    entry: LedgerEntry,
+    e: { outcome: 'applied' | 'duplicate' | 'refused' | 'pending'; balance: number | null; reason?: string },
+  ): void {
+    this.#o.bus.emit(
+      'money.recharge',
+      { ...e, transaction_id: entry.transactionId!, amount: entry.amount, ledger_seq: entry.seq },
+      { deviceId: device.deviceId, accountId: device.accountId },
+    );
+  }
+
+  #serial<T>(deviceId: string, run: () => Promise<T>): Promise<T> {
+    const next = (this.#queues.get(deviceId) ?? Promise.resolve()).then(run);
+    const tail = next.catch(() => undefined);
+    this.#queues.set(deviceId, tail);
+    void tail.then(() => {
+      if (this.#queues.get(deviceId) === tail) this.#queues.delete(deviceId);
+    });
+    return next;
+  }
+}
+
+/** The newest balance a meter reported (its state or its newest sample) and when. */
+function reported(twin: Twin | undefined): { balance: number; ts: number } | null {
+  const s = twin?.state ? { balance: twin.state.balance, ts: twin.state.ts } : null;
+  const t = twin?.latest?.balance !== undefined ? { balance: twin.latest.balance, ts: twin.latest.ts } : null;
+  if (!s) return t;
+  if (!t) return s;
+  return t.ts > s.ts ? t : s;
+}
+
+/**
+ * [LEDGER-6] Paise a meter may bill between the balance it reported at `sinceTs` and its ack: its newest
+ * power at the dearer of its tariffs over that time, doubled for a load that rises meanwhile, plus one
+ * paisa for rounding (MC-5.2: balances are rounded toward minus infinity).
+ */
+export function allowance(twin: Twin | undefined, sinceTs: number, now: number): number {
+  const watts = Math.max(0, twin?.latest?.active_power ?? 0);
+  const tariff = twin?.state ? Math.max(twin.state.eb_tariff, twin.state.dg_tariff) : 0;
+  const hours = Math.max(0, now - sinceTs) / 3_600_000;
+  return 1 + 2 * Math.ceil((watts / 1000) * hours * tariff);
+}
