@@ -573,8 +573,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Recharge a virtual meter (paise)
-         * @description Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first.
+         * Recharge a meter (paise): virtual, fleet worker or external
+         * @description Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first (LEDGER-1). An external meter (a bridged serial meter, real firmware) answers `{balance, applied, status}`: `applied` once it acknowledged the credit, `pending` while it is offline or has not answered (sent again by the same `transaction_id` when it is back, LEDGER-5); its error reply is `400 device_rejected`, nothing credited (spec-decisions 127–131).
          */
         post: operations["rechargeDevice"];
         delete?: never;
@@ -6788,7 +6788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `malformed_url` */
+            /** @description Error: `malformed_url`, `device_rejected` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -80,10 +80,14 @@ const OPERATIONS = {
     response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
   },
   rechargeDevice: {
-    summary: 'Recharge a virtual meter (paise)',
+    summary: 'Recharge a meter (paise): virtual, fleet worker or external',
     description:
-      'Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first.',
-    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
+      'Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first ' +
+      '(LEDGER-1). An external meter (a bridged serial meter, real firmware) answers `{balance, applied, ' +
+      'status}`: `applied` once it acknowledged the credit, `pending` while it is offline or has not answered ' +
+      '(sent again by the same `transaction_id` when it is back, LEDGER-5); its error reply is `400 ' +
+      'device_rejected`, nothing credited (spec-decisions 127–131).',
+    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY, 'device_rejected'] }),
   },
   setDeviceLoad: {
     summary: "Set a virtual meter's load",
