@@ -44,6 +44,8 @@ export class ExternalCredits {
   /** Per device, its credits one at a time, in ledger order. */
   readonly #queues = new Map<string, Promise<unknown>>();
   #timer: NodeJS.Timeout | null = null;
+  /** Each meter's newest ack: a balance it reported too, maybe before its state says so (MC-8.11). */
+  readonly #acked = new Map<string, { balance: number; ts: number }>();
   #unsubscribe: (() => void) | null = null;
   /** Sends made and answers recorded, for tests and the report: each credit is one receipt. */
   readonly counts = { sent: 0, applied: 0, refused: 0, pending: 0 };
@@ -145,7 +147,7 @@ export class ExternalCredits {
   async #deliver(device: DeviceRecord, entry: LedgerEntry): Promise<CreditStatus> {
     const { twins, store, clock } = this.#o;
     const id = device.deviceId;
-    const before = reported(twins.get(id));
+    const before = newest(reported(twins.get(id)), this.#acked.get(id));
     this.counts.sent++;
     const outcome = await twins.creditLedgerEntry(id, {
       amount: entry.amount,
@@ -153,8 +155,16 @@ export class ExternalCredits {
     });
     const receipt = (r: Omit<CreditReceipt, 'ledgerSeq' | 'devicePk' | 'receivedAt'>) =>
       store.recordCreditReceipt({ ...r, ledgerSeq: entry.seq, devicePk: device.pk, receivedAt: clock.now() });
-    if (outcome.ok) {
-      const data = outcome.data as { applied: boolean; balance: number };
+    const data = outcome.ok ? rechargeData(outcome.data) : null;
+    if (outcome.ok && !data) {
+      // [MC-8.6] An ack without `{applied, balance}` says nothing sure about the money: still pending.
+      this.#o.log(
+        'warn',
+        `recharge ${entry.transactionId} of ${id}: reply data ${JSON.stringify(outcome.data)} breaks MC-8.6; kept pending`,
+      );
+    }
+    if (data) {
+      this.#acked.set(id, { balance: data.balance, ts: clock.now() });
       // [MC-8.8] applied: false is a meter that already holds this transaction (an ack lost before):
       // it is applied, but the balance it reported before may already include it, so it is not compared.
       const wasBefore = data.applied && before ? before : null;
@@ -172,7 +182,7 @@ export class ExternalCredits {
       return this.#fromReceipt(id, r);
     }
     // [LEDGER-5] busy is "not now, maybe later" (a bridge whose serial link is down says it, SP-7.3).
-    if (outcome.reason === 'rejected' && outcome.code !== 'busy') {
+    if (!outcome.ok && outcome.reason === 'rejected' && outcome.code !== 'busy') {
       const reason = `${outcome.code}: ${outcome.message}`;
       const { receipt: r, duplicate } = await receipt({
         outcome: 'refused',
@@ -187,8 +197,9 @@ export class ExternalCredits {
       }
       return this.#fromReceipt(id, r);
     }
-    const why =
-      outcome.reason === 'offline'
+    const why = outcome.ok
+      ? 'its reply broke MC-8.6'
+      : outcome.reason === 'offline'
         ? 'the meter is offline'
         : outcome.reason === 'timeout'
           ? `the meter did not answer within ${outcome.afterMs} ms`
@@ -231,13 +242,26 @@ export class ExternalCredits {
   }
 }
 
+/** [MC-8.6] A recharge reply's data, or null when it is not `{applied: boolean, balance: integer}`. */
+function rechargeData(data: unknown): { applied: boolean; balance: number } | null {
+  const d = data as { applied?: unknown; balance?: unknown } | null | undefined;
+  if (typeof d?.applied !== 'boolean' || !Number.isSafeInteger(d.balance)) return null;
+  return { applied: d.applied, balance: d.balance as number };
+}
+
+type Reported = { balance: number; ts: number };
+
 /** The newest balance a meter reported (its state or its newest sample) and when. */
-function reported(twin: Twin | undefined): { balance: number; ts: number } | null {
+function reported(twin: Twin | undefined): Reported | null {
   const s = twin?.state ? { balance: twin.state.balance, ts: twin.state.ts } : null;
   const t = twin?.latest?.balance !== undefined ? { balance: twin.latest.balance, ts: twin.latest.ts } : null;
-  if (!s) return t;
-  if (!t) return s;
-  return t.ts > s.ts ? t : s;
+  return newest(s, t);
+}
+
+function newest(a: Reported | null | undefined, b: Reported | null | undefined): Reported | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return b.ts > a.ts ? b : a;
 }
 
 /**
