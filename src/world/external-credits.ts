@@ -21,6 +21,8 @@ export interface ExternalCreditsOptions {
     | 'pendingCredits'
     | 'ledgerSince'
     | 'listDevices'
+    | 'getDevice'
+    | 'ledgerTotals'
   >;
   /** The world's clock: ledger times, and the meter's report times are judged against it. */
   clock: { now(): number };
@@ -44,6 +46,8 @@ export class ExternalCredits {
   /** Per device, its credits one at a time, in ledger order. */
   readonly #queues = new Map<string, Promise<unknown>>();
   #timer: NodeJS.Timeout | null = null;
+  /** Devices with credits pending: added when one stays pending, dropped when a flush finds none. */
+  readonly #pendingDevices = new Set<string>();
   /** Each meter's newest ack: a balance it reported too, maybe before its state says so (MC-8.11). */
   readonly #acked = new Map<string, { balance: number; ts: number }>();
   #unsubscribe: (() => void) | null = null;
@@ -54,13 +58,27 @@ export class ExternalCredits {
     this.#o = o;
   }
 
-  /** [LEDGER-5] Pending credits go out when their meter comes online, and on each sweep. */
-  start(): void {
+  /**
+   * [LEDGER-5] Pending credits go out when their meter comes online, and on each sweep. Which devices have
+   * any is kept here (read once from the store), so a reconnection of thousands of meters costs nothing.
+   */
+  async start(): Promise<void> {
+    await this.reload();
     this.#unsubscribe = this.#o.bus.subscribe((e) => {
-      if (e.type === 'meter.online' && e.device_id !== undefined) void this.#flushQuiet(e.device_id);
+      if (e.type === 'meter.online' && e.device_id !== undefined && this.#pendingDevices.has(e.device_id))
+        void this.#flushById(e.device_id).catch(() => undefined);
     });
     this.#timer = setInterval(() => void this.sweep().catch(() => undefined), this.#o.retryMs ?? 10_000);
     this.#timer.unref();
+  }
+
+  /** Reads which devices have pending credits from the store (at start, and after a world restore or reset). */
+  async reload(): Promise<void> {
+    const pending = new Set((await this.#o.store.pendingCredits()).map((e) => e.devicePk));
+    this.#pendingDevices.clear();
+    if (pending.size === 0) return;
+    for (const d of await this.#o.store.listDevices())
+      if (pending.has(d.pk)) this.#pendingDevices.add(d.deviceId);
   }
 
   stop(): void {
@@ -107,30 +125,31 @@ export class ExternalCredits {
 
   /** [LEDGER-5] Sends every pending credit of the online external meters again, oldest first. */
   async sweep(): Promise<void> {
-    const pending = await this.#o.store.pendingCredits();
-    const devices = new Set(pending.map((e) => e.devicePk));
-    if (devices.size === 0) return;
-    for (const d of await this.#o.store.listDevices()) {
-      if (devices.has(d.pk) && this.#o.twins.get(d.deviceId)?.online) await this.#flush(d);
-    }
+    for (const id of [...this.#pendingDevices])
+      if (this.#o.twins.get(id)?.online) await this.#flushById(id).catch(() => undefined);
   }
 
   /** [LEDGER-6] External meters (or one) against the credits the ledger gave them. */
   async check(deviceId?: string): Promise<ExternalLedgerCheck[]> {
     const { store } = this.#o;
+    const one = deviceId === undefined ? null : await store.getDevice(deviceId);
+    if (deviceId !== undefined && one?.kind !== 'external') return [];
+    const credited = new Set((await store.ledgerTotals(one?.pk)).map((t) => t.devicePk));
+    const devices = one ? [one] : (await store.listDevices()).filter((d) => d.kind === 'external');
     const checks: ExternalLedgerCheck[] = [];
-    for (const d of await store.listDevices()) {
-      if (d.kind !== 'external' || (deviceId !== undefined && d.deviceId !== deviceId)) continue;
+    for (const d of devices) {
+      if (!credited.has(d.pk)) continue;
       const entries = (await store.ledgerSince(d.pk, 0)).filter((e) => e.kind === 'recharge');
-      if (entries.length === 0) continue;
-      checks.push(externalLedgerCheck(d.deviceId, entries, await store.creditReceipts(d.pk)));
+      if (entries.length > 0)
+        checks.push(externalLedgerCheck(d.deviceId, entries, await store.creditReceipts(d.pk)));
     }
     return checks;
   }
 
-  async #flushQuiet(deviceId: string): Promise<void> {
-    const device = (await this.#o.store.listDevices()).find((d) => d.deviceId === deviceId);
-    if (device?.kind === 'external') await this.#flush(device).catch(() => undefined);
+  async #flushById(deviceId: string): Promise<void> {
+    const device = await this.#o.store.getDevice(deviceId);
+    if (device?.kind === 'external') await this.#flush(device);
+    else this.#pendingDevices.delete(deviceId);
   }
 
   #flush(device: DeviceRecord): Promise<void> {
@@ -140,6 +159,7 @@ export class ExternalCredits {
         const s = await this.#deliver(device, entry);
         if (s.status === 'pending') return; // the next one would fare no better now, and order is kept
       }
+      this.#pendingDevices.delete(device.deviceId);
     });
   }
 
@@ -205,6 +225,7 @@ export class ExternalCredits {
           ? `the meter did not answer within ${outcome.afterMs} ms`
           : `the meter is busy: ${outcome.message}`;
     this.counts.pending++;
+    this.#pendingDevices.add(id);
     this.#event(device, entry, { outcome: 'pending', balance: before?.balance ?? null, reason: why });
     return { status: 'pending', balance: before?.balance ?? null, why };
   }

@@ -169,7 +169,7 @@ export class World {
     const world = new World(opts);
     // What each meter last reported, back in its twin before the broker says anything newer [MC-5.4].
     world.twins.restore(await loadTwins(opts.store, opts.clock.now() + MAX_FUTURE_SKEW_MS));
-    world.external.start(); // before the twins: a pending credit goes out when its meter is back [LEDGER-5]
+    await world.external.start(); // before the twins: a pending credit goes out when its meter is back [LEDGER-5]
     await world.twins.start();
     await world.#restore();
     await world.#ledger.checkAtStart();
@@ -435,6 +435,7 @@ export class World {
       if (clock) await this.clock.set(clock.clock, clock.speed);
     } finally {
       this.twins.replace(await loadTwins(this.store, this.clock.now() + MAX_FUTURE_SKEW_MS));
+      await this.external.reload(); // its pending credits are the restored world's [LEDGER-5]
       await this.#restore(RESTART_PARALLEL, old);
       await Promise.all([...old.values()].map((o) => o.meter.retire()));
       await this.saveSnapshots();
