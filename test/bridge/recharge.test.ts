@@ -171,6 +171,13 @@ describe.skipIf(skipWithoutSocat)('[LEDGER-4] recharging a serial-bridged prepai
     await until(async () => (await ledgerOf(t, ext.device_id)).pending.length === 0, 5_000, 'no pending');
     expect(await ledgerOf(t, ext.device_id)).toMatchObject({ agrees: true, applied_paise: 1500 });
     expect(m.meter.balance).toBe(2500);
+    // One event stream for every meter's money: pending when the ledger took it, applied when the meter did.
+    const journal = await t.sim<{ events: { data: { transaction_id: string; outcome: string } }[] }>(
+      'GET',
+      `/events?type=money.recharge&device_id=${ext.device_id}&since=0`,
+    );
+    const outcomes = journal.body.data.events.filter((e) => e.data.transaction_id === 'pay-off');
+    expect(outcomes.map((e) => e.data.outcome)).toEqual(['pending', 'applied']);
   });
 
   it('[LEDGER-5] no ack in time: pending, sent again by the same transaction id; the late ack of the first send credits nothing more', async () => {
@@ -221,6 +228,10 @@ describe.skipIf(skipWithoutSocat)('[LEDGER-4] recharging a serial-bridged prepai
       3_000,
       'the forged reply counted',
     );
+    // An ACK of the recharge's seq and id naming another op is not its answer [SP-5.10].
+    const errs = m.wire.frames().filter((f) => f.type === 'ERR').length;
+    m.wire.send({ type: 'ACK', seq: cmd.seq, id: cmd.id, op: 'set_relay' });
+    await until(() => m.wire.frames().filter((f) => f.type === 'ERR').length > errs, 3_000, 'ERR rejected');
     m.meter.ack(cmd);
     m.meter.ack(cmd); // the same ack twice: the second is unmatched [MC-8.9]
     const res = await answer;
