@@ -51,8 +51,8 @@ export class ExternalCredits {
   /** Each meter's newest ack: a balance it reported too, maybe before its state says so (MC-8.11). */
   readonly #acked = new Map<string, { balance: number; ts: number }>();
   #unsubscribe: (() => void) | null = null;
-  /** Sends made and answers recorded, for tests and the report: each credit is one receipt. */
-  readonly counts = { sent: 0, applied: 0, refused: 0, pending: 0 };
+  /** While a whole-world operation replaces the ledger, no credit goes out (`pause`). */
+  #paused = false;
 
   constructor(o: ExternalCreditsOptions) {
     this.#o = o;
@@ -66,7 +66,7 @@ export class ExternalCredits {
     await this.reload();
     this.#unsubscribe = this.#o.bus.subscribe((e) => {
       if (e.type === 'meter.online' && e.device_id !== undefined && this.#pendingDevices.has(e.device_id))
-        void this.#flushById(e.device_id).catch(() => undefined);
+        if (!this.#paused) void this.#flushById(e.device_id).catch(() => undefined);
     });
     this.#timer = setInterval(() => void this.sweep().catch(() => undefined), this.#o.retryMs ?? 10_000);
     this.#timer.unref();
@@ -76,9 +76,19 @@ export class ExternalCredits {
   async reload(): Promise<void> {
     const pending = new Set((await this.#o.store.pendingCredits()).map((e) => e.devicePk));
     this.#pendingDevices.clear();
+    this.#paused = false;
     if (pending.size === 0) return;
     for (const d of await this.#o.store.listDevices())
       if (pending.has(d.pk)) this.#pendingDevices.add(d.deviceId);
+  }
+
+  /**
+   * Before a world restore or reset rewrites the ledger: resolves once no credit is in flight, and none
+   * starts until `reload` (a receipt must never land on a seq of the world that replaced its credit's).
+   */
+  async pause(): Promise<void> {
+    this.#paused = true;
+    await Promise.all(this.#queues.values());
   }
 
   stop(): void {
@@ -125,6 +135,7 @@ export class ExternalCredits {
 
   /** [LEDGER-5] Sends every pending credit of the online external meters again, oldest first. */
   async sweep(): Promise<void> {
+    if (this.#paused) return;
     for (const id of [...this.#pendingDevices])
       if (this.#o.twins.get(id)?.online) await this.#flushById(id).catch(() => undefined);
   }
@@ -168,7 +179,6 @@ export class ExternalCredits {
     const { twins, store, clock } = this.#o;
     const id = device.deviceId;
     const before = newest(reported(twins.get(id)), this.#acked.get(id));
-    this.counts.sent++;
     const outcome = await twins.creditLedgerEntry(id, {
       amount: entry.amount,
       transactionId: entry.transactionId!,
@@ -196,7 +206,6 @@ export class ExternalCredits {
         reason: null,
       });
       if (!duplicate) {
-        this.counts.applied++;
         this.#event(device, entry, { outcome: 'applied', balance: data.balance });
       }
       return this.#fromReceipt(id, r);
@@ -212,7 +221,6 @@ export class ExternalCredits {
         reason,
       });
       if (!duplicate) {
-        this.counts.refused++;
         this.#event(device, entry, { outcome: 'refused', balance: before?.balance ?? null, reason });
       }
       return this.#fromReceipt(id, r);
@@ -224,7 +232,6 @@ export class ExternalCredits {
         : outcome.reason === 'timeout'
           ? `the meter did not answer within ${outcome.afterMs} ms`
           : `the meter is busy: ${outcome.message}`;
-    this.counts.pending++;
     this.#pendingDevices.add(id);
     this.#event(device, entry, { outcome: 'pending', balance: before?.balance ?? null, reason: why });
     return { status: 'pending', balance: before?.balance ?? null, why };

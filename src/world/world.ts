@@ -430,6 +430,7 @@ export class World {
     await this.twins.settled();
     await this.#writer.flush();
     await this.twins.saveReports();
+    await this.external.pause();
     try {
       const clock = await replace();
       if (clock) await this.clock.set(clock.clock, clock.speed);

@@ -130,4 +130,49 @@ describe('[LEDGER-4] an MQTT meter answering recharges badly', () => {
       pending: [],
     });
   });
+
+  it('[LEDGER-5] a world restore to a snapshot taken while a credit was pending sends it again; the meter holds it once', async () => {
+    // The meter is gone (its will fires): the credit stays pending, and the world is saved so.
+    await meter.stop();
+    await until(() => t.svc.world.twins.get(ext.device_id)?.online === false, 5_000, 'offline');
+    const res = await t.sim('POST', `/devices/${ext.device_id}/recharge`, {
+      amount: 30,
+      transaction_id: 'mq-4',
+    });
+    expect(res.body.data).toMatchObject({ status: 'pending' });
+    expect((await t.sim('POST', '/snapshots', { name: 'with-pending' })).status).toBe(201);
+
+    meter = await ExternalMeter.start({
+      url: t.svc.mqttUrl,
+      deviceId: ext.device_id,
+      password: ext.mqtt.password,
+      balance: 1450,
+      replyDelayMs: 1e9,
+    });
+    const sent = await until(() => meter.commands.length > 0, 5_000, 'the pending credit').then(
+      () => meter.commands[0]!,
+    );
+    expect(sent.command).toMatchObject({ transactionId: 'mq-4' });
+    await meter.publishReply({ v: 1, id: sent.id, ok: true, data: { applied: true, balance: 1480 } });
+    await until(async () => (await ledger()).pending.length === 0, 5_000, 'mq-4 taken');
+
+    // Back to the snapshot: its ledger has mq-4 pending again, so it goes out again [MC-8.10].
+    expect((await t.sim('POST', '/snapshots/with-pending/restore')).status).toBe(200);
+    expect((await ledger()).pending).toEqual(['mq-4']);
+    // A restore starts every twin offline; the meter announces itself again (a reconnection).
+    await meter.stop();
+    meter = await ExternalMeter.start({
+      url: t.svc.mqttUrl,
+      deviceId: ext.device_id,
+      password: ext.mqtt.password,
+      balance: 1480,
+      replyDelayMs: 1e9,
+    });
+    await until(() => meter.commands.length > 0, 10_000, 'the credit sent again after the restore');
+    const again = meter.commands[0]!;
+    expect(again.command).toMatchObject({ transactionId: 'mq-4' });
+    await meter.publishReply({ v: 1, id: again.id, ok: true, data: { applied: false, balance: 1480 } });
+    await until(async () => (await ledger()).pending.length === 0, 5_000, 'mq-4 taken again');
+    expect(await ledger()).toMatchObject({ agrees: true, pending: [] });
+  });
 });
