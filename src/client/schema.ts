@@ -416,7 +416,7 @@ export interface paths {
         };
         /**
          * A virtual meter as it sees itself (or an external device)
-         * @description The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw.
+         * @description The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw and, once credited through the ledger, its credits checked one by one [LEDGER-6].
          */
         get: operations["getSimDevice"];
         put?: never;
@@ -711,8 +711,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Check every virtual meter against its ledger
-         * @description `{meters, disagreements, at_start}` [LEDGER-3].
+         * Check every meter against its ledger
+         * @description `{meters, disagreements, external, at_start}`: virtual and fleet-worker meters [LEDGER-3]; `external` `{meters, pending, disagreements}` for external meters credited through the ledger [LEDGER-6].
          */
         get: operations["checkLedger"];
         put?: never;
