@@ -102,8 +102,9 @@ export class ExternalCredits {
    * the credit to the meter. A repeat of a transaction id the meter answered answers as it did
    * (`applied: false`); a repeat of a pending one sends it again now.
    */
-  recharge(device: DeviceRecord, amount: number, transactionId: string): Promise<ExternalRecharge> {
-    return this.#serial(device.deviceId, async () => {
+  async recharge(device: DeviceRecord, amount: number, transactionId: string): Promise<ExternalRecharge> {
+    let shownBefore: object | null = null;
+    const result = await this.#serial(device.deviceId, async () => {
       const { store, clock } = this.#o;
       const written = await store
         .appendLedger({
@@ -125,12 +126,27 @@ export class ExternalCredits {
       const answered = duplicate
         ? (await store.creditReceipts(device.pk)).find((r) => r.ledgerSeq === entry.seq)
         : undefined;
+      shownBefore = this.#o.twins.get(device.deviceId)?.state ?? null;
       const status = answered
         ? this.#fromReceipt(device.deviceId, answered)
         : await this.#deliver(device, entry);
       if (duplicate) this.#event(device, entry, { outcome: 'duplicate', balance: status.balance });
       return { ...status, applied: !duplicate, ledgerSeq: entry.seq };
     });
+    if (result.status === 'applied' && result.applied) await this.#shown(device.deviceId, shownBefore);
+    return result;
+  }
+
+  /**
+   * [LEDGER-4] As LEDGER-1 for virtual meters: a credit the meter just took is answered once the service
+   * has the state the meter publishes with it (MC-8.11), 1 s at most, so the v2 API shows the new balance
+   * to the next request.
+   */
+  async #shown(deviceId: string, before: object | null): Promise<void> {
+    const deadline = Date.now() + 1_000;
+    const twin = () => this.#o.twins.get(deviceId);
+    while (twin()?.online && twin()?.state === before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 2));
   }
 
   /** [LEDGER-5] Sends every pending credit of the online external meters again, oldest first. */

@@ -109,6 +109,8 @@ describe.skipIf(skipWithoutSocat)('[LEDGER-4] recharging a serial-bridged prepai
     const res = await answer;
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ balance: 1500, applied: true, status: 'applied' });
+    // Read your writes: the state the meter published with the credit is the twin's already.
+    expect(t.svc.world.twins.get(ext.device_id)?.state?.balance).toBe(1500);
     expect(await ledgerOf(t, ext.device_id)).toMatchObject({ agrees: true, applied_paise: 500, pending: [] });
   });
 
