@@ -65,8 +65,9 @@ export class ExternalCredits {
   async start(): Promise<void> {
     await this.reload();
     this.#unsubscribe = this.#o.bus.subscribe((e) => {
-      if (e.type === 'meter.online' && e.device_id !== undefined && this.#pendingDevices.has(e.device_id))
-        if (!this.#paused) void this.#flushById(e.device_id).catch(() => undefined);
+      const id = e.type === 'meter.online' ? e.device_id : undefined;
+      if (id !== undefined && this.#pendingDevices.has(id) && !this.#paused)
+        void this.#flushById(id).catch(() => undefined);
     });
     this.#timer = setInterval(() => void this.sweep().catch(() => undefined), this.#o.retryMs ?? 10_000);
     this.#timer.unref();
