@@ -62,6 +62,8 @@ export interface ServiceConfig {
   strictPort: boolean;
   rateLimit: number;
   commandTimeoutMs: number;
+  /** Wall ms between sends of external meters' pending credits [LEDGER-5]; default 10 s. */
+  creditRetryMs?: number;
   /** HTTP timeouts and connection cap (issue 8 item 6); unset fields take the defaults. */
   httpLimits?: Partial<HttpLimits>;
   /**
@@ -271,6 +273,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     service: meterBroker.service,
     meterLogins: meterBroker,
     commandTimeoutMs: config.commandTimeoutMs,
+    creditRetryMs: config.creditRetryMs,
     log,
     bus,
   });

@@ -416,7 +416,7 @@ export interface paths {
         };
         /**
          * A virtual meter as it sees itself (or an external device)
-         * @description The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw.
+         * @description The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw and, once credited through the ledger, its credits checked one by one [LEDGER-6].
          */
         get: operations["getSimDevice"];
         put?: never;
@@ -573,8 +573,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Recharge a virtual meter (paise)
-         * @description Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first.
+         * Recharge a meter (paise): virtual, fleet worker or external
+         * @description Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first (LEDGER-1). An external meter (a bridged serial meter, real firmware) answers `{balance, applied, status}`: `applied` once it acknowledged the credit, `pending` while it is offline or has not answered (sent again by the same `transaction_id` when it is back, LEDGER-5); its error reply is `400 device_rejected`, nothing credited (spec-decisions 127–131).
          */
         post: operations["rechargeDevice"];
         delete?: never;
@@ -711,8 +711,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Check every virtual meter against its ledger
-         * @description `{meters, disagreements, at_start}` [LEDGER-3].
+         * Check every meter against its ledger
+         * @description `{meters, disagreements, external, at_start}`: virtual and fleet-worker meters [LEDGER-3]; `external` `{meters, pending, disagreements}` for external meters credited through the ledger [LEDGER-6].
          */
         get: operations["checkLedger"];
         put?: never;
@@ -6788,7 +6788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `malformed_url` */
+            /** @description Error: `malformed_url`, `device_rejected` */
             400: {
                 headers: {
                     [name: string]: unknown;

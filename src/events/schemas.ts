@@ -75,7 +75,8 @@ export const EVENT_DATA = {
 
   // ---- money (durable) ----
   'money.recharge': z.object({
-    outcome: z.enum(['applied', 'duplicate', 'refused']),
+    // pending: an external meter has not answered yet; the same credit comes again as applied or refused [LEDGER-5].
+    outcome: z.enum(['applied', 'duplicate', 'refused', 'pending']),
     transaction_id: z.string(),
     amount: Paise,
     /** The ledger entry's sequence number; null when nothing entered the ledger. */

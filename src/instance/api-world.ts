@@ -63,6 +63,8 @@ export class ApiWorld implements ServiceWorld {
   recharge: ServiceWorld['recharge'] = async () => inTheWorld('a recharge');
   replaceMeter: ServiceWorld['replaceMeter'] = async () => inTheWorld('replacing a meter');
   checkLedger: ServiceWorld['checkLedger'] = async () => inTheWorld('the ledger check');
+  rechargeExternal: ServiceWorld['rechargeExternal'] = async () => inTheWorld('a recharge');
+  checkExternalLedger: ServiceWorld['checkExternalLedger'] = async () => inTheWorld('the ledger check');
   advance: ServiceWorld['advance'] = async () => inTheWorld('a clock advance');
   setSpeed: ServiceWorld['setSpeed'] = async () => inTheWorld('a clock speed change');
 }

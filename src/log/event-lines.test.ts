@@ -62,6 +62,23 @@ describe('event lines (issue 9 §2)', () => {
       'recharge t1 of ₹500.00 to MTR-B201 is a duplicate: not applied again (ledger #12)',
     ],
     [
+      "[LEDGER-4] an external meter's credit pending: warn, with why",
+      ev(
+        'money.recharge',
+        {
+          outcome: 'pending',
+          transaction_id: 't2',
+          amount: 500,
+          ledger_seq: 13,
+          balance: 1000,
+          reason: 'the meter is offline',
+        },
+        'MTR-SERIAL-1',
+      ),
+      'warn',
+      'recharge t2 of ₹5.00 to MTR-SERIAL-1 pending (ledger #13): the meter is offline',
+    ],
+    [
       'a 2xx request: debug',
       ev('http.request', {
         method: 'PUT',

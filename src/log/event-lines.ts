@@ -144,6 +144,8 @@ export const LINES: LineTable = {
       if (d.outcome === 'applied') return `recharge ${rupees(d.amount)} applied to ${dev}${ledger}${balance}`;
       if (d.outcome === 'duplicate')
         return `recharge ${d.transaction_id} of ${rupees(d.amount)} to ${dev} is a duplicate: not applied again${ledger}`;
+      if (d.outcome === 'pending')
+        return `recharge ${d.transaction_id} of ${rupees(d.amount)} to ${dev} pending${ledger}${d.reason ? `: ${d.reason}` : ''}`;
       return `recharge ${d.transaction_id} of ${rupees(d.amount)} to ${dev} refused${d.reason ? `: ${d.reason}` : ''}`;
     },
   },

@@ -66,12 +66,15 @@ const OPERATIONS = {
   getSimDevice: {
     summary: 'A virtual meter as it sees itself (or an external device)',
     description:
-      "The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw.",
+      "The meter's exact balance, energy, load, WiFi and its ledger check; for an external device what its twin saw " +
+      'and, once credited through the ledger, its credits checked one by one [LEDGER-6].',
     response: simResponses({ data: object, errors: VIRTUAL_METER }),
   },
   checkLedger: {
-    summary: 'Check every virtual meter against its ledger',
-    description: '`{meters, disagreements, at_start}` [LEDGER-3].',
+    summary: 'Check every meter against its ledger',
+    description:
+      '`{meters, disagreements, external, at_start}`: virtual and fleet-worker meters [LEDGER-3]; `external` ' +
+      '`{meters, pending, disagreements}` for external meters credited through the ledger [LEDGER-6].',
     response: simResponses({ data: object }),
   },
   setDeviceOnline: {
@@ -80,10 +83,14 @@ const OPERATIONS = {
     response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
   },
   rechargeDevice: {
-    summary: 'Recharge a virtual meter (paise)',
+    summary: 'Recharge a meter (paise): virtual, fleet worker or external',
     description:
-      'Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first.',
-    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
+      'Idempotent by `transaction_id`: a repeat answers `applied: false`. The ledger row is written first ' +
+      '(LEDGER-1). An external meter (a bridged serial meter, real firmware) answers `{balance, applied, ' +
+      'status}`: `applied` once it acknowledged the credit, `pending` while it is offline or has not answered ' +
+      '(sent again by the same `transaction_id` when it is back, LEDGER-5); its error reply is `400 ' +
+      'device_rejected`, nothing credited (spec-decisions 127–131).',
+    response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY, 'device_rejected'] }),
   },
   setDeviceLoad: {
     summary: "Set a virtual meter's load",

@@ -10,10 +10,12 @@ import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
 import { workerRoutes } from '../workers/routes.ts';
+import { externalCheckView } from '../world/external-ledger-check.ts';
 import type { ServiceWorld } from '../world/face.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
 import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
+import { externalRechargeAnswer } from './external-recharge.ts';
 import { faultRoutes } from './fault-routes.ts';
 import { fleetView } from './fleet.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
@@ -179,7 +181,11 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       if (!meter) {
         const device = await world.store.getDevice(req.params.device_id);
         if (device?.kind !== 'external') await virtualMeter(req.params.device_id);
-        return success(now(), externalView(device!, world.twins.get(device!.deviceId)));
+        const [check] = await world.checkExternalLedger(device!.deviceId);
+        return success(now(), {
+          ...externalView(device!, world.twins.get(device!.deviceId)),
+          ledger: check ? externalCheckView(check) : null,
+        });
       }
       meter.tick(now());
       const [check] = await world.checkLedger(meter.id);
@@ -195,9 +201,16 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   r.get('/ledger', { schema: simDoc('checkLedger') }, async () => {
     // Fleet workers' meters are checked from their stored snapshots (src/workers).
     const checks = [...(await world.checkLedger()), ...((await world.workers?.checkLedger()) ?? [])];
+    // [LEDGER-6] External meters credited through the ledger, credit by credit.
+    const external = await world.checkExternalLedger();
     return success(now(), {
       meters: checks.length,
       disagreements: checks.filter((c) => !c.agrees).map(ledgerCheckView),
+      external: {
+        meters: external.length,
+        pending: external.reduce((n, c) => n + c.pending.length, 0),
+        disagreements: external.filter((c) => !c.agrees).map(externalCheckView),
+      },
       at_start: {
         meters: world.reconciliation.checkedAtStart,
         disagreements: world.reconciliation.disagreementsAtStart,
@@ -233,6 +246,15 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
             ? 'recharge applied'
             : 'recharge in the ledger; the meter is offline and takes it when its worker resumes it';
         return success(now(), result, msg);
+      }
+      const device = world.meter(req.params.device_id)
+        ? null
+        : await world.store.getDevice(req.params.device_id);
+      if (device?.kind === 'external') {
+        const r = await world
+          .rechargeExternal(device, req.body.amount, req.body.transaction_id)
+          .catch(mapWorldError);
+        return success(now(), ...externalRechargeAnswer(device.deviceId, r));
       }
       await virtualMeter(req.params.device_id);
       const result = await world

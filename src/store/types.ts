@@ -111,6 +111,26 @@ export interface MeterSnapshot {
   updatedAt: number;
 }
 
+/**
+ * [LEDGER-4] What an external meter answered to a ledger credit: written once, when its reply comes, and
+ * never changed (the ledger stays append-only). A credit without one is pending.
+ */
+export interface CreditReceipt {
+  ledgerSeq: number;
+  devicePk: number;
+  /** applied: the meter holds the credit (its ack); refused: its error reply, nothing credited. */
+  outcome: 'applied' | 'refused';
+  /** [LEDGER-6] The newest balance the meter reported before the credit was sent; null when unknown. */
+  balanceBefore: number | null;
+  /** The balance in the meter's ack, integer paise; null for a refusal. */
+  balanceAfter: number | null;
+  /** [LEDGER-6] Paise the meter may have billed between `balanceBefore` and its ack. */
+  allowance: number;
+  /** A refusal's code and message, as the meter gave them. */
+  reason: string | null;
+  receivedAt: number;
+}
+
 /** What the ledger says a device was credited: the sum of its entries, integer paise, and the newest seq. */
 export interface LedgerTotal {
   devicePk: number;
@@ -281,6 +301,12 @@ export interface Store extends WorldSnapshotStore {
   ledgerSince(devicePk: number, afterSeq: number): Promise<LedgerEntry[]>;
   /** Per device with ledger entries (or only `devicePk`): their sum and newest seq. */
   ledgerTotals(devicePk?: number): Promise<LedgerTotal[]>;
+  /** [LEDGER-4] Writes an external meter's answer to a credit once; a second one returns the first, duplicate. */
+  recordCreditReceipt(receipt: CreditReceipt): Promise<{ receipt: CreditReceipt; duplicate: boolean }>;
+  /** [LEDGER-4] The receipts of one device, by ledger seq. */
+  creditReceipts(devicePk: number): Promise<CreditReceipt[]>;
+  /** [LEDGER-4] Recharges of external devices (or of one) without a receipt yet, by seq: pending credits. */
+  pendingCredits(devicePk?: number): Promise<LedgerEntry[]>;
 
   saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void>;
   loadMeterSnapshots(): Promise<MeterSnapshot[]>;

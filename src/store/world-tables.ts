@@ -12,6 +12,7 @@ export const WORLD_TABLES = [
   'samples_15m',
   'samples_1d',
   'ledger',
+  'credit_receipts',
   'meter_snapshots',
   'device_reports',
   'register_continuity',

@@ -29,6 +29,8 @@ export type ServiceWorld = Pick<
   | 'recharge'
   | 'replaceMeter'
   | 'checkLedger'
+  | 'rechargeExternal'
+  | 'checkExternalLedger'
   | 'advance'
   | 'setSpeed'
   | 'backfills'

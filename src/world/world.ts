@@ -21,6 +21,8 @@ import {
   FOLLOWERS_SEEN_SETTING,
   WORLD_CLOCK_TOPIC,
 } from './clock-anchor.ts';
+import { ExternalCredits, type ExternalRecharge } from './external-credits.ts';
+import type { ExternalLedgerCheck } from './external-ledger-check.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
 import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
@@ -51,6 +53,8 @@ export interface WorldOptions {
   log?: Log;
   /** The event stream everything observable goes to (src/events); default: a silent one. */
   bus?: EventBus;
+  /** Wall ms between sends of external meters' pending credits [LEDGER-5]. Default 10 s. */
+  creditRetryMs?: number;
 }
 
 export class World {
@@ -72,6 +76,8 @@ export class World {
   readonly #accountsDesk: Accounts;
   /** The fleet workers' meters: known here, run elsewhere (src/workers). */
   readonly workers: WorkerHub;
+  /** Money for external meters: ledger first, then over MQTT, pending until they answer [LEDGER-4]. */
+  readonly external: ExternalCredits;
   /** Whole-world snapshots, restore and reset (world-snapshots.ts). */
   readonly snapshots: WorldSnapshots = new WorldSnapshots(this);
   #closed = false;
@@ -103,6 +109,14 @@ export class World {
       log: opts.log,
       bus: this.bus,
       accountOf: (id) => this.#accounts.get(id),
+    });
+    this.external = new ExternalCredits({
+      store: opts.store,
+      clock: opts.clock,
+      twins: this.twins,
+      bus: this.bus,
+      log: this.log,
+      retryMs: opts.creditRetryMs,
     });
     // Before the fleet's own listener: API instances learn of a jump before any meter lives through it.
     opts.clock.onAdvance(() => this.#announceJump());
@@ -155,6 +169,7 @@ export class World {
     const world = new World(opts);
     // What each meter last reported, back in its twin before the broker says anything newer [MC-5.4].
     world.twins.restore(await loadTwins(opts.store, opts.clock.now() + MAX_FUTURE_SKEW_MS));
+    await world.external.start(); // before the twins: a pending credit goes out when its meter is back [LEDGER-5]
     await world.twins.start();
     await world.#restore();
     await world.#ledger.checkAtStart();
@@ -332,6 +347,21 @@ export class World {
     return this.#ledger.check(deviceId);
   }
 
+  /** [LEDGER-4] Credits an external meter (external-credits.ts): applied, pending or refused. */
+  async rechargeExternal(
+    device: DeviceRecord,
+    amount: number,
+    transactionId: string,
+  ): Promise<ExternalRecharge> {
+    this.#idle('a recharge cannot be applied');
+    return this.external.recharge(device, amount, transactionId);
+  }
+
+  /** [LEDGER-6] External meters (or one) against the credits the ledger gave them. */
+  checkExternalLedger(deviceId?: string): Promise<ExternalLedgerCheck[]> {
+    return this.external.check(deviceId);
+  }
+
   /**
    * Jumps the clock; every meter lives through it, and its telemetry, the meters' states and the clock
    * are durable before this resolves (a crash right after must not put the clock back).
@@ -400,11 +430,13 @@ export class World {
     await this.twins.settled();
     await this.#writer.flush();
     await this.twins.saveReports();
+    await this.external.pause();
     try {
       const clock = await replace();
       if (clock) await this.clock.set(clock.clock, clock.speed);
     } finally {
       this.twins.replace(await loadTwins(this.store, this.clock.now() + MAX_FUTURE_SKEW_MS));
+      await this.external.reload(); // its pending credits are the restored world's [LEDGER-5]
       await this.#restore(RESTART_PARALLEL, old);
       await Promise.all([...old.values()].map((o) => o.meter.retire()));
       await this.saveSnapshots();
@@ -522,6 +554,7 @@ export class World {
   async close(): Promise<void> {
     this.#closed = true;
     this.workers.close();
+    this.external.stop();
     this.#snapshots.stop();
     await this.fleet.stop();
     await this.settle(5_000).catch(() => undefined);

@@ -118,6 +118,30 @@ describe.skipIf(skipWithoutSocat)('serial meter -> bridge -> service, over a soc
     expect(shape(s)).toEqual(shape(v));
   });
 
+  it('[LEDGER-4] POST /sim/v1/devices/{id}/recharge credits the serial meter once, as a virtual one', async () => {
+    const body = { amount: 50_000, transaction_id: 'e2e-pay-1' };
+    const first = await t.sim<{ balance: number; applied: boolean; status: string }>(
+      'POST',
+      `/devices/${serialId}/recharge`,
+      body,
+    );
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ applied: true, status: 'applied' });
+    // 5,000 paise before, 50,000 credited, a few paise billed meanwhile at 1 kW.
+    expect(first.body.data.balance).toBeGreaterThan(5000 - 100 + 50_000 - 100);
+    const again = ok(await t.sim<{ applied: boolean }>('POST', `/devices/${serialId}/recharge`, body));
+    expect(again.applied).toBe(false);
+    await until(
+      async () => (await metrics(serialId)).balance > 50_000,
+      3_000,
+      'the balance shown by the v2 API',
+    );
+    const check = ok(
+      await t.sim<{ ledger: { agrees: boolean; applied_paise: number } }>('GET', `/devices/${serialId}`),
+    );
+    expect(check.ledger).toMatchObject({ agrees: true, applied_paise: 50_000 });
+  });
+
   it('[SP-5.4] killing and recreating the pty pair: offline, then back online without restarting anything', async () => {
     await pty.kill();
     await until(async () => !(await device(serialId)).is_online, 8_000, 'offline after the unplug');

@@ -268,6 +268,23 @@ describe.skipIf(missing !== null && !inCi)(
       expect(wifi).toContain('SDM120 has no WiFi');
     });
 
+    it('[LEDGER-4] a recharge is refused: 400 device_rejected (the SDM120 keeps no money), nothing credited', async () => {
+      const body = { amount: 500, transaction_id: 'pay-sdm' };
+      for (const _ of [1, 2]) {
+        // The second time from the receipt, without asking the meter again.
+        const res = await t.sim('POST', `/devices/${deviceId}/recharge`, body);
+        expect(res.status).toBe(400);
+        expect(res.body.error).toEqual({
+          code: 'device_rejected',
+          detail: `Device ${deviceId} refused the recharge: unsupported: SDM120 has no prepaid balance: it keeps no money`,
+        });
+      }
+      const ledger = ok(
+        await t.sim<{ ledger: Record<string, unknown> }>('GET', `/devices/${deviceId}`),
+      ).ledger;
+      expect(ledger).toMatchObject({ agrees: true, applied_paise: 0, pending: [], refused: ['pay-sdm'] });
+    });
+
     it('goes offline when the server stops answering and back online when it answers again [MC-6.6]', async () => {
       const twins = t.svc.world.twins;
       server!.kill('SIGSTOP');

@@ -84,6 +84,7 @@ describe.each(await dbBackends())(
       expect(ok(await again.sim<LedgerReport>('GET', '/ledger'))).toEqual({
         meters: 1,
         disagreements: [],
+        external: { meters: 0, pending: 0, disagreements: [] }, // [LEDGER-6] none credited here
         at_start: { meters: 1, disagreements: 0 },
       });
       expect(again.logs).toContain('info ledger check: 1 of 1 virtual meters agree with their ledger');

@@ -55,6 +55,7 @@ describe('external devices in /sim/v1 (issue 8 item 20)', () => {
       space_id: null,
       model: 'full',
       online: false,
+      ledger: null, // [LEDGER-6] its check, once the ledger credited it
     });
     expect(one.body.data).not.toHaveProperty('balance');
     expect(ok(await t.sim('GET', `/devices/${virtual.device_id}`))).toMatchObject({ external: false });
@@ -84,11 +85,11 @@ describe('external devices in /sim/v1 (issue 8 item 20)', () => {
 
 // issue 8 follow-up (spec-decisions 53): the meter controls of /sim/v1 act on a virtual meter. For an
 // external device, which exists but has no meter here, they say so (409 conflict) instead of claiming
-// the device is not found; and they change nothing.
+// the device is not found; and they change nothing. A recharge is not among them: money reaches an
+// external meter through the ledger and the twins (issue 18, LEDGER-4; test/bridge/recharge.test.ts).
 describe('meter controls of /sim/v1 on an external device (spec-decisions 53)', () => {
   const CONTROLS: [string, Record<string, unknown>][] = [
     ['online', { online: true }],
-    ['recharge', { amount: 500, transaction_id: 'ext-topup-1' }],
     ['load', { watts: 1200 }],
     ['button', { hold_seconds: 5 }],
   ];
@@ -107,15 +108,19 @@ describe('meter controls of /sim/v1 on an external device (spec-decisions 53)', 
       });
     }
     expect(ok(await t.sim('GET', `/devices/${ext.device_id}`))).toEqual(before);
-    // No ledger row for the refused recharge: the same transaction id is still free for a virtual meter.
+  });
+
+  it('[LEDGER-4] a recharge of an external meter that never connected is pending in the ledger, its transaction id taken', async () => {
+    const ext = await provision(t.sim, { account_id: accountId, external: true, model: 'basic' });
+    const body = { amount: 500, transaction_id: 'ext-topup-1' };
+    const res = await t.sim('POST', `/devices/${ext.device_id}/recharge`, body);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ balance: null, applied: true, status: 'pending' });
+    const seen = ok(await t.sim<{ ledger: unknown }>('GET', `/devices/${ext.device_id}`));
+    expect(seen.ledger).toMatchObject({ pending: ['ext-topup-1'], applied_paise: 0, agrees: true });
+    // [LEDGER-1] The ledger holds it: the same id for another meter is a conflict.
     const virtual = await provision(t.sim, { account_id: accountId });
-    const topup = ok(
-      await t.sim<{ applied: boolean }>('POST', `/devices/${virtual.device_id}/recharge`, {
-        amount: 500,
-        transaction_id: 'ext-topup-1',
-      }),
-    );
-    expect(topup.applied).toBe(true);
+    expect((await t.sim('POST', `/devices/${virtual.device_id}/recharge`, body)).status).toBe(409);
   });
 
   it('a device that does not exist is still 404 not_found', async () => {

@@ -11,7 +11,7 @@ import { StoreConflictError } from '../errors.ts';
 import type { LedgerEntry, LedgerTotal } from '../types.ts';
 import { advisoryXactLock, inTransaction, LOCK } from './db.ts';
 
-interface LedgerRow {
+export interface LedgerRow {
   seq: number;
   device_pk: number;
   kind: LedgerEntry['kind'];
@@ -20,7 +20,7 @@ interface LedgerRow {
   created_at: number;
 }
 
-const COLUMNS = 'seq, device_pk, kind, amount, transaction_id, created_at';
+export const COLUMNS = 'seq, device_pk, kind, amount, transaction_id, created_at';
 // sum(bigint) is numeric in PostgreSQL; back to bigint so it parses as a number.
 const TOTALS =
   'SELECT device_pk AS "devicePk", sum(amount)::bigint AS total, max(seq) AS "lastSeq" FROM ledger';
@@ -87,7 +87,7 @@ export class Ledger {
   }
 }
 
-function toEntry(r: LedgerRow): LedgerEntry {
+export function toEntry(r: LedgerRow): LedgerEntry {
   return {
     seq: r.seq,
     devicePk: r.device_pk,

@@ -53,6 +53,7 @@ describe.skipIf(absent !== null)('PostgreSQL store: open', () => {
     expect(tables.map((t) => t.table_name)).toEqual([
       'accounts',
       'api_keys',
+      'credit_receipts',
       'device_reports',
       'devices',
       'events',

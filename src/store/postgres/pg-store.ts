@@ -5,6 +5,7 @@ import pg from 'pg';
 import type {
   Account,
   BucketMinutes,
+  CreditReceipt,
   DevicePatch,
   DeviceRecord,
   DeviceReport,
@@ -28,6 +29,7 @@ import type {
   WorldSnapshotMeta,
 } from '../types.ts';
 import { Accounts } from './accounts.ts';
+import { CreditReceipts } from './credit-receipts.ts';
 import { TYPES } from './db.ts';
 import { Devices, Spaces } from './devices.ts';
 import { Events } from './events.ts';
@@ -106,6 +108,7 @@ export class PostgresStore implements Store {
   readonly #samples: Samples;
   readonly #history: History;
   readonly #ledger: Ledger;
+  readonly #receipts: CreditReceipts;
   readonly #snapshots: Snapshots;
   readonly #settings: Settings;
   readonly #owner: WorldOwnerRow;
@@ -123,6 +126,7 @@ export class PostgresStore implements Store {
     this.#samples = new Samples(pool);
     this.#history = new History(pool);
     this.#ledger = new Ledger(pool);
+    this.#receipts = new CreditReceipts(pool);
     this.#snapshots = new Snapshots(pool);
     this.#settings = new Settings(pool);
     this.#owner = new WorldOwnerRow(pool);
@@ -214,6 +218,15 @@ export class PostgresStore implements Store {
   }
   ledgerTotals(devicePk?: number): Promise<LedgerTotal[]> {
     return this.#ledger.totals(devicePk);
+  }
+  recordCreditReceipt(receipt: CreditReceipt): Promise<{ receipt: CreditReceipt; duplicate: boolean }> {
+    return this.#receipts.record(receipt);
+  }
+  creditReceipts(devicePk: number): Promise<CreditReceipt[]> {
+    return this.#receipts.ofDevice(devicePk);
+  }
+  pendingCredits(devicePk?: number): Promise<LedgerEntry[]> {
+    return this.#receipts.pending(devicePk);
   }
 
   saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void> {

@@ -180,6 +180,7 @@ export class PgWorldSnapshots {
   async *rows(name: string, t: string, page = 20_000): AsyncGenerator<Record<string, unknown>[]> {
     const row = await this.#row(name);
     if (!row) throw new SnapshotFileError(`no snapshot ${name}`);
+    if (!(await hasTable(this.#pool, row.schema_name, t))) return; // older than the table: none of its rows
     for (let offset = 0; ; offset += page) {
       const { rows } = await this.#pool.query(
         `SELECT * FROM ${row.schema_name}.${t} ORDER BY 1, 2 LIMIT $1 OFFSET $2`,
@@ -238,14 +239,24 @@ async function seqOf(c: pg.PoolClient, table: string, col: string): Promise<stri
   return rows[0]!.s;
 }
 
+async function hasTable(c: pg.Pool | pg.PoolClient, schema: string, table: string): Promise<boolean> {
+  const { rows } = await c.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+    `${schema}.${table}`,
+  ]);
+  return rows[0]?.t != null;
+}
+
 /** Empties the world tables and (from schema `from`) fills them again; inside the caller's transaction. */
 async function replaceWorld(c: pg.PoolClient, keep: readonly string[], from: string | null): Promise<void> {
   await c.query('ALTER TABLE ledger DISABLE TRIGGER ledger_no_update, DISABLE TRIGGER ledger_no_truncate');
   await c.query(`TRUNCATE ${WORLD_TABLES.join(', ')}`);
   await c.query('DELETE FROM settings WHERE NOT (key = ANY($1))', [keep]);
   if (from) {
-    for (const t of WORLD_TABLES)
+    for (const t of WORLD_TABLES) {
+      // A snapshot older than a table (credit_receipts, migration 8) had no rows of it.
+      if (!(await hasTable(c, from, t))) continue;
       await c.query(`INSERT INTO ${t} OVERRIDING SYSTEM VALUE SELECT * FROM ${from}.${t}`);
+    }
     await c.query(`INSERT INTO settings SELECT * FROM ${from}.settings WHERE NOT (key = ANY($1))`, [keep]);
     const ids = await c.query<{ name: string; value: number }>(`SELECT name, value FROM ${from}.identities`);
     for (const { name, value } of ids.rows)

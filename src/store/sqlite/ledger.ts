@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { StoreConflictError } from '../errors.ts';
 import type { LedgerEntry, LedgerTotal } from '../types.ts';
 
-interface LedgerRow {
+export interface LedgerRow {
   seq: number;
   device_pk: number;
   kind: LedgerEntry['kind'];
@@ -16,7 +16,7 @@ interface LedgerRow {
   created_at: number;
 }
 
-const COLUMNS = 'seq, device_pk, kind, amount, transaction_id, created_at';
+export const COLUMNS = 'seq, device_pk, kind, amount, transaction_id, created_at';
 
 export interface AppendResult {
   entry: LedgerEntry;
@@ -84,7 +84,7 @@ export class Ledger {
   }
 }
 
-function toEntry(r: LedgerRow): LedgerEntry {
+export function toEntry(r: LedgerRow): LedgerEntry {
   return {
     seq: r.seq,
     devicePk: r.device_pk,

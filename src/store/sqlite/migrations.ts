@@ -215,6 +215,25 @@ CREATE TABLE register_continuity (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'credit receipts',
+    sql: `
+-- [LEDGER-4] An external meter's answer to a ledger credit, written once when its reply comes (the
+-- ledger itself stays append-only); a recharge of an external device without a row is pending.
+CREATE TABLE credit_receipts (
+  ledger_seq INTEGER PRIMARY KEY REFERENCES ledger (seq),
+  device_pk BIGINT NOT NULL REFERENCES devices (pk),
+  outcome TEXT NOT NULL CHECK (outcome IN ('applied', 'refused')),
+  balance_before BIGINT,
+  balance_after BIGINT,
+  allowance BIGINT NOT NULL,
+  reason TEXT,
+  received_at BIGINT NOT NULL
+);
+CREATE INDEX credit_receipts_device ON credit_receipts (device_pk, ledger_seq);
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

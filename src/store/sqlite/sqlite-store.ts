@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import type {
   Account,
   BucketMinutes,
+  CreditReceipt,
   DevicePatch,
   DeviceRecord,
   DeviceReport,
@@ -30,6 +31,7 @@ import type {
   WorldSnapshotMeta,
 } from '../types.ts';
 import { Accounts } from './accounts.ts';
+import { CreditReceipts } from './credit-receipts.ts';
 import { Devices, Spaces } from './devices.ts';
 import { Events } from './events.ts';
 import { History } from './history.ts';
@@ -101,6 +103,7 @@ export class SqliteStore implements Store {
   readonly #samples: Samples;
   readonly #history: History;
   readonly #ledger: Ledger;
+  readonly #receipts: CreditReceipts;
   readonly #snapshots: Snapshots;
   readonly #settings: Settings;
   readonly #owner: WorldOwnerRow;
@@ -120,6 +123,7 @@ export class SqliteStore implements Store {
     this.#samples = new Samples(db);
     this.#history = new History(db);
     this.#ledger = new Ledger(db);
+    this.#receipts = new CreditReceipts(db);
     this.#snapshots = new Snapshots(db);
     this.#settings = new Settings(db);
     this.#owner = new WorldOwnerRow(db);
@@ -210,6 +214,15 @@ export class SqliteStore implements Store {
 
   async ledgerTotals(devicePk?: number): Promise<LedgerTotal[]> {
     return this.#ledger.totals(devicePk);
+  }
+  async recordCreditReceipt(receipt: CreditReceipt): Promise<{ receipt: CreditReceipt; duplicate: boolean }> {
+    return this.#receipts.record(receipt);
+  }
+  async creditReceipts(devicePk: number): Promise<CreditReceipt[]> {
+    return this.#receipts.ofDevice(devicePk);
+  }
+  async pendingCredits(devicePk?: number): Promise<LedgerEntry[]> {
+    return this.#receipts.pending(devicePk);
   }
 
   async saveMeterSnapshots(snapshots: readonly MeterSnapshot[]): Promise<void> {

@@ -1,0 +1,51 @@
+// The test's end of a serial line: a scripted meter (or bridge) that writes raw bytes and frames and
+// collects the frames that come back.
+
+import { SerialPort } from 'serialport';
+import { formatFrame, parseLine } from '../../firmware-protocol/serial/codec.ts';
+import type { Frame } from '../../firmware-protocol/serial/frames.ts';
+import { LineSplitter } from '../../firmware-protocol/serial/splitter.ts';
+import { until } from './helpers.ts';
+
+/** The test's end of the wire: writes raw bytes, collects the frames that come back. */
+export class Wire {
+  readonly port: SerialPort;
+  readonly lines: string[] = [];
+  readonly #splitter = new LineSplitter();
+
+  constructor(path: string) {
+    this.port = new SerialPort({ path, baudRate: 115_200 });
+    this.port.on('data', (chunk: Buffer) => {
+      for (const p of this.#splitter.push(chunk)) if (p.kind === 'line') this.lines.push(p.line);
+    });
+  }
+  write(raw: string): void {
+    this.port.write(raw, 'latin1');
+  }
+  send(frame: Frame): void {
+    this.write(`${formatFrame(frame)}\n`);
+  }
+  frames(): Frame[] {
+    return this.lines.flatMap((l) => {
+      const r = parseLine(l);
+      return r.ok === true ? [r.frame] : [];
+    });
+  }
+  async next<T extends Frame['type']>(type: T, from: number, timeoutMs = 3_000) {
+    let found: Extract<Frame, { type: T }> | undefined;
+    await until(
+      () => {
+        found = this.frames()
+          .slice(from)
+          .find((f) => f.type === type) as typeof found;
+        return found !== undefined;
+      },
+      timeoutMs,
+      `a ${type} line`,
+    );
+    return found!;
+  }
+  close(): Promise<void> {
+    return new Promise((r) => (this.port.isOpen ? this.port.close(() => r()) : r()));
+  }
+}
