@@ -192,6 +192,13 @@ CREATE TABLE register_continuity (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'API keys with a wall-clock expiry',
+    sql: `
+ALTER TABLE api_keys ADD COLUMN wall_expires_at BIGINT;
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
