@@ -127,10 +127,13 @@ describeBrowser('one user intent, one request [CON-1] [CON-2]', () => {
     const held: (() => void)[] = [];
     const seen: Request[] = [];
     // Hold each acting request until the test lets it go.
-    await page.route(/\/(sim\/v1|api\/v2)\/devices\/[^/]+\/(recharge|relay|mode|tariffs\/eb|online)$/, (route) => {
-      seen.push(route.request());
-      held.push(() => void route.continue());
-    });
+    await page.route(
+      /\/(sim\/v1|api\/v2)\/devices\/[^/]+\/(recharge|relay|mode|tariffs\/eb|online)$/,
+      (route) => {
+        seen.push(route.request());
+        held.push(() => void route.continue());
+      },
+    );
     try {
       const cases: [string, () => Promise<void>][] = [
         ['[data-action="recharge"]', () => rechargeButton().click()],
