@@ -45,7 +45,7 @@ export async function runOnce(key, f) {
 
 /** A fresh id for the recharge body's `transaction_id` (`^[A-Za-z0-9_.:-]{1,64}$`). */
 export function newTransactionId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
   return `console-${Date.now().toString(36)}-${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 

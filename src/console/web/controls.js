@@ -50,6 +50,13 @@ export function Controls({ row, detail, onChanged }) {
     return r;
   };
 
+  // A repeat of one intent is a duplicate [CON-2]: say how to make another recharge.
+  const rechargeOnce = async (amountPaise, transactionId) => {
+    const r = await simPost('/recharge', { amount: amountPaise, transaction_id: transactionId });
+    if (!r.ok || r.data?.applied !== false) return r;
+    return { ...r, json: { ...r.json, message: `${r.json.message}; for another recharge, press "new id"` } };
+  };
+
   return html`<div class="controls">
     <${Group} title="Read live from the meter (v2 endpoint 5)">
       <${Act} act=${act} name="read-metrics" data-action="read-metrics" what="Read metrics" run=${readMetrics}>Read metrics<//>
@@ -109,10 +116,10 @@ export function Controls({ row, detail, onChanged }) {
     <${Group} title="Recharge (₹)">
       <input type="number" aria-label="recharge amount" min="1" value=${amount} disabled=${act.busy('recharge')}
         onInput=${(e) => reviseIntent(rechargeKey, { amount: num(e) })} />
-      <input aria-label="transaction id" value=${recharge.id} disabled=${act.busy('recharge')}
+      <input aria-label="transaction id" class="txid" value=${recharge.id} disabled=${act.busy('recharge')}
         onInput=${(e) => reviseIntent(rechargeKey, { id: e.currentTarget.value })} />
       <${Act} act=${act} name="recharge" data-action="recharge" what=${`Recharge ${rupees(paise)} (${recharge.id})`}
-        run=${() => simPost('/recharge', { amount: paise, transaction_id: recharge.id })}>Recharge<//>
+        run=${() => rechargeOnce(paise, recharge.id)}>Recharge<//>
       <button type="button" class="ghost" data-action="new-transaction" disabled=${act.busy('recharge')}
         title="another recharge: a new transaction id (the same id is never credited twice)"
         onClick=${() => reviseIntent(rechargeKey)}>new id</button>
