@@ -60,6 +60,9 @@ function ledgerRecharges(deviceId: string): number {
 async function openMeter(id: string): Promise<void> {
   await page.locator(`[data-device="${id}"]`).click();
   await page.locator(`[data-meter="${id}"] [data-action="recharge"]`).waitFor();
+  // The meter's detail (its load) arrives a moment later and moves the controls down: wait for it, so
+  // the clicks below land where they are aimed.
+  await page.locator(`[data-meter="${id}"] dt`, { hasText: 'Load' }).waitFor();
 }
 
 const rechargeButton = () => page.locator('[data-action="recharge"]');
@@ -67,7 +70,13 @@ const rechargeButton = () => page.locator('[data-action="recharge"]');
 /** Clicks at the button's centre like a person: `count` presses `gapMs` apart, as one gesture (detail 1, 2, 3). */
 async function multiClick(selector: string, count: number, gapMs: number): Promise<void> {
   const box = (await page.locator(selector).boundingBox())!;
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  // Aimed at the control itself (not at what a layout shift put there).
+  const hit = await page
+    .locator(selector)
+    .evaluate((el, [px, py]) => el.contains(el.ownerDocument.elementFromPoint(px!, py!)), [x, y]);
+  expect(hit, `${selector} is under the mouse`).toBe(true);
+  await page.mouse.move(x, y);
   for (let i = 1; i <= count; i++) {
     await page.mouse.down({ clickCount: i });
     await page.mouse.up({ clickCount: i });
@@ -138,7 +147,12 @@ describeBrowser('one user intent, one request [CON-1] [CON-2]', () => {
       const cases: [string, () => Promise<void>][] = [
         ['[data-action="recharge"]', () => rechargeButton().click()],
         ['[data-action="relay-off"]', () => page.locator('[data-action="relay-off"]').click()],
-        ['[aria-label="mode"]', () => page.getByLabel('mode', { exact: true }).selectOption('postpaid')],
+        [
+          '[aria-label="mode"]',
+          async () => {
+            await page.getByLabel('mode', { exact: true }).selectOption('postpaid');
+          },
+        ],
         ['[data-action="unplug"]', () => page.locator('[data-action="unplug"]').click()],
       ];
       for (const [selector, act] of cases) {

@@ -35,11 +35,10 @@ const consoleKeys = (account = DEMO_ACCOUNT) =>
   );
 
 /** The key the console holds for an account (what its localStorage says). */
-const heldKey = (p: Page, account = DEMO_ACCOUNT) =>
-  p.evaluate(
-    (a) => JSON.parse(localStorage.getItem('meterstack.console.keys') ?? '{}')[a]?.key as string | undefined,
-    account,
-  );
+const heldKey = async (p: Page, account = DEMO_ACCOUNT): Promise<string | undefined> => {
+  const held = (await p.evaluate(`localStorage.getItem('meterstack.console.keys')`)) as string | null;
+  return (JSON.parse(held ?? '{}') as Record<string, { key: string }>)[account]?.key;
+};
 
 async function readMetrics(p: Page, id: string): Promise<void> {
   await p.locator(`[data-device="${id}"]`).click();

@@ -45,7 +45,7 @@ function count(table: 'accounts' | 'devices' | 'spaces'): number {
   }
 }
 
-const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+const clipboard = () => page.evaluate('navigator.clipboard.readText()') as Promise<string>;
 const form = (title: string) => page.locator('form', { hasText: title });
 
 it('[CON-3] every <button> in the console says its type (a button in a form without one submits it)', () => {
