@@ -116,6 +116,21 @@ describe.each(await dbBackends())('wall-clock key expiry on $name [CON-4]', ({ n
     expect(space.body.success).toBe(false);
   });
 
+  it('[CON-4] probe: a console key is no admin token, and a restore keeps a key’s wall expiry', async () => {
+    const k = await mint({ ttl_seconds: 2 });
+    const asAdmin = await t.sim('GET', '/clock', undefined, { token: k.api_key });
+    expect(asAdmin.status).toBe(401);
+    expect(asAdmin.body.error?.code).toBe('admin_authentication_error');
+    // A world snapshot holds keys as they are (spec-decisions 110); restored, the key still ends on
+    // the wall clock, however far back the restore sets the virtual clock.
+    ok(await t.sim('POST', '/snapshots', { name: `keys-${backend}` }), 201);
+    ok(await t.sim('POST', '/clock/advance', { seconds: 86_400 }));
+    ok(await t.sim('POST', `/snapshots/keys-${backend}/restore`));
+    expect((await v2('GET', '/spaces/', undefined, k.api_key)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2100));
+    expect((await v2('GET', '/spaces/', undefined, k.api_key)).status).toBe(401);
+  });
+
   it('probe: ttl_seconds outside 1..604800 or not an integer is a validation_error, and mints nothing', async () => {
     const count = async () =>
       (
