@@ -94,6 +94,36 @@ describeBrowser('the console’s keys [CON-4]', () => {
     await second.close();
   });
 
+  it('[CON-4] probe: two tabs acting for one account at the same moment mint one key (Web Locks)', async () => {
+    const fresh = await browser.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const [a, b] = [await fresh.newPage(), await fresh.newPage()];
+      await Promise.all([
+        openConsole(a, service.svc.httpUrl, ADMIN_TOKEN),
+        openConsole(b, service.svc.httpUrl, ADMIN_TOKEN),
+      ]);
+      // Both tabs share storage but not yet a key: no tab holds one for the other account.
+      const minted = (await consoleKeys(other.accountId)).length;
+      expect(minted).toBe(0);
+      expect(await a.evaluate('isSecureContext && !!navigator.locks')).toBe(true);
+      // Each mint takes 300 ms: long enough for the other tab to ask meanwhile.
+      await fresh.route(/\/sim\/v1\/accounts\/\d+\/keys$/, async (route) => {
+        await new Promise((r) => setTimeout(r, 300));
+        await route.continue();
+      });
+      await Promise.all(
+        [a, b].map((p) =>
+          p.evaluate(`import('/console/api.js').then((m) =>
+        Promise.all([1, 2, 3].map(() => m.v2(${other.accountId}, 'GET', '/spaces/'))))`),
+        ),
+      );
+      expect(await consoleKeys(other.accountId)).toHaveLength(1);
+      expect(await heldKey(a, other.accountId)).toBe(await heldKey(b, other.accountId));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('[CON-4] probe: a virtual clock advance of a day does not log the console out', async () => {
     const key = await heldKey(page);
     await page.locator('[data-advance="86400"]').click();
