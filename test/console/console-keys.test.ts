@@ -34,11 +34,11 @@ const consoleKeys = (account = DEMO_ACCOUNT) =>
     [account],
   );
 
-/** The key the console holds for an account (what its localStorage says). */
-const heldKey = async (p: Page, account = DEMO_ACCOUNT): Promise<string | undefined> => {
-  const held = (await p.evaluate(`localStorage.getItem('meterstack.console.keys')`)) as string | null;
-  return (JSON.parse(held ?? '{}') as Record<string, { key: string }>)[account]?.key;
-};
+/** The key the console holds for an account (what its key store, shared by the tabs, says). */
+const heldKey = async (p: Page, account = DEMO_ACCOUNT): Promise<string | undefined> =>
+  (await p.evaluate(
+    `import('/console/keystore.js').then((m) => m.heldKey(${account})).then((h) => h?.key)`,
+  )) as string | undefined;
 
 async function readMetrics(p: Page, id: string): Promise<void> {
   await p.locator(`[data-device="${id}"]`).click();
@@ -175,6 +175,18 @@ describeBrowser('the console’s keys [CON-4]', () => {
     const keys = await consoleKeys();
     expect(keys.filter((k) => k.revoked_at === null)).toHaveLength(1);
     expect(await heldKey(page)).not.toBe(key);
+  });
+
+  it('[CON-4] a key near its end (under 10 min left) is replaced, and the old one revoked: one valid key', async () => {
+    const key = (await heldKey(page))!;
+    // As if it had been minted 55 minutes ago (this tab's clock measures its life).
+    await page.evaluate(`import('/console/keystore.js').then((m) =>
+      m.holdKey(${DEMO_ACCOUNT}, { key: ${JSON.stringify(key)}, until: Date.now() + 5 * 60_000 }))`);
+    await page.locator('[data-action="read-metrics"]').click();
+    await expect.poll(() => heldKey(page)).not.toBe(key);
+    await expect.poll(async () => (await consoleKeys()).filter((k) => k.revoked_at === null).length).toBe(1);
+    const refused = await v2Client(service.svc.httpUrl)('GET', '/spaces/', undefined, key);
+    expect(refused.status).toBe(401);
     expect(browser.errors).toEqual([]);
   });
 });

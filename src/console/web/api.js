@@ -3,9 +3,9 @@
 //   { ok: true, data } | { ok: false, status, code, message }
 // status 0 means the service could not be reached.
 
+import { forgetKeys, heldKey, heldKeys, holdKey } from './keystore.js';
+
 const TOKEN = 'meterstack.console.token';
-/** localStorage: account id -> {key, until} (ms, this browser's clock), shared by this origin's tabs. */
-const KEYS = 'meterstack.console.keys';
 /** [CON-4] A console key's life on the wall clock, and how long before its end another is minted. */
 export const KEY_TTL_SECONDS = 3600;
 const RENEW_MS = 10 * 60_000;
@@ -13,20 +13,6 @@ const RENEW_MS = 10 * 60_000;
 export const session = {
   token: () => sessionStorage.getItem(TOKEN),
   setToken: (t) => (t ? sessionStorage.setItem(TOKEN, t) : sessionStorage.removeItem(TOKEN)),
-  /** account id -> {key, until}: the console's key per account, for every tab of this origin. */
-  keys() {
-    try {
-      return JSON.parse(localStorage.getItem(KEYS) ?? '{}') ?? {};
-    } catch {
-      return {};
-    }
-  },
-  setKey(accountId, held) {
-    const k = session.keys();
-    if (held) k[accountId] = held;
-    else delete k[accountId];
-    localStorage.setItem(KEYS, JSON.stringify(k));
-  },
 };
 
 /** Listeners told whether the service answered (true) or could not be reached (false). */
@@ -105,19 +91,19 @@ const locked = (name, f) => (navigator.locks ? navigator.locks.request(name, f) 
  * before its end, then replaced and the old one revoked. `refused`: a key the service just refused.
  * Tagged result: {ok: true, key} or the failed mint.
  */
-function consoleKey(accountId, refused) {
-  const held = session.keys()[accountId];
+async function consoleKey(accountId, refused) {
   const fresh = (h) => h && h.key !== refused && h.until - Date.now() > RENEW_MS;
-  if (fresh(held)) return Promise.resolve({ ok: true, key: held.key });
+  const held = await heldKey(accountId);
+  if (fresh(held)) return { ok: true, key: held.key };
   let p = minting.get(accountId);
   if (!p) {
     p = locked(`meterstack.console.key.${accountId}`, async () => {
-      const now = session.keys()[accountId]; // another tab may have minted it meanwhile
+      const now = await heldKey(accountId); // another tab may have minted it meanwhile
       if (fresh(now)) return { ok: true, key: now.key };
       const minted = await sim('POST', `/accounts/${accountId}/keys`, { ttl_seconds: KEY_TTL_SECONDS });
       if (!minted.ok) return minted;
       const key = minted.data.api_key;
-      session.setKey(accountId, { key, until: Date.now() + KEY_TTL_SECONDS * 1000 });
+      await holdKey(accountId, { key, until: Date.now() + KEY_TTL_SECONDS * 1000 });
       // Replaced before its end: one valid console key per account, not two.
       if (now && now.key !== refused) revokeKey(now.key);
       return { ok: true, key };
@@ -148,8 +134,8 @@ export async function v2(accountId, method, path, body) {
 
 /** [CON-4] Logging out revokes the console's keys, then forgets them and the admin token. */
 export async function logout() {
-  const held = Object.values(session.keys());
+  const held = await heldKeys();
   await Promise.all(held.map((h) => revokeKey(h.key)));
-  localStorage.removeItem(KEYS);
+  await forgetKeys();
   session.setToken(null);
 }
