@@ -127,6 +127,15 @@ describeBrowser('one user intent, one request [CON-1] [CON-2]', () => {
     expect(await page.locator('[data-status]').textContent()).toContain('already applied');
   });
 
+  it('[CON-1] Enter pressed twice at once on Recharge sends one request', async () => {
+    await page.locator('[data-action="new-transaction"]').click();
+    await rechargeButton().focus();
+    await applied('MTR-B201', async () => {
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Enter');
+    });
+  });
+
   it('[CON-2] a new amount is a new intent: it credits, once', async () => {
     await page.getByLabel('recharge amount').fill('20');
     await applied('MTR-B201', () => multiClick('[data-action="recharge"]', 2, 51));
