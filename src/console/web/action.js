@@ -11,7 +11,7 @@ import { refreshSoon } from './live.js';
 
 /** Keys of the actions in flight. */
 const running = new Set();
-/** Per intent key: the transaction id of the intent under way. */
+/** Per intent key: the intent under way, {id, ...what the person entered}. */
 const intents = new Map();
 const listeners = new Set();
 const changed = () => {
