@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Mint another API key for an account
-         * @description Optional `expires_at` (ISO 8601 with offset). Answers `{api_key, expires_at}`.
+         * @description Optional `expires_at` (ISO 8601 with offset; judged on the virtual clock) and `ttl_seconds` (1 to 604800: a lifetime on the wall clock, which a clock advance does not shorten). Answers `{api_key, expires_at, wall_expires_at}` (null: no such expiry).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -4062,6 +4062,7 @@ export interface operations {
                 "application/json": {
                     /** Format: date-time */
                     expires_at?: string | null;
+                    ttl_seconds?: number;
                 };
             };
         };

@@ -43,7 +43,10 @@ const OPERATIONS = {
   },
   createApiKey: {
     summary: 'Mint another API key for an account',
-    description: 'Optional `expires_at` (ISO 8601 with offset). Answers `{api_key, expires_at}`.',
+    description:
+      'Optional `expires_at` (ISO 8601 with offset; judged on the virtual clock) and `ttl_seconds` ' +
+      '(1 to 604800: a lifetime on the wall clock, which a clock advance does not shorten). ' +
+      'Answers `{api_key, expires_at, wall_expires_at}` (null: no such expiry).',
     response: simResponses({ data: object, errors: [...PATH_PARAM, ...BODY, 'not_found'] }),
   },
   revokeApiKey: {

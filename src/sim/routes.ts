@@ -114,10 +114,15 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     { schema: { ...simDoc('createApiKey'), params: s.accountIdParams, body: s.keyBody } },
     async (req) => {
       const expires = req.body?.expires_at ? Date.parse(req.body.expires_at) : null;
-      const key = await world.createApiKey(req.params.account_id, expires).catch(mapWorldError);
+      const ttl = req.body?.ttl_seconds;
+      const wallExpires = ttl === undefined ? null : Date.now() + ttl * 1000;
+      const key = await world
+        .createApiKey(req.params.account_id, { expiresAt: expires, wallExpiresAt: wallExpires })
+        .catch(mapWorldError);
+      const iso = (t: number | null) => (t === null ? null : toIstIso(t));
       return success(
         now(),
-        { api_key: key, expires_at: expires === null ? null : toIstIso(expires) },
+        { api_key: key, expires_at: iso(expires), wall_expires_at: iso(wallExpires) },
         'key created',
       );
     },

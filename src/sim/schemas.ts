@@ -12,8 +12,15 @@ export const udfFields = { udf1: udf, udf2: udf, udf3: udf, udf4: udf, udf5: udf
 
 export const accountBody = z.strictObject({ name: z.string().min(1).max(200) });
 export const accountIdParams = z.object({ account_id: positiveIntParam('account_id') });
+/** A week: the longest wall-clock lifetime; a key meant to live longer takes `expires_at` or none. */
+export const MAX_KEY_TTL_SECONDS = 7 * 86_400;
 export const keyBody = z
-  .strictObject({ expires_at: z.iso.datetime({ offset: true }).nullable().optional() })
+  .strictObject({
+    expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
+    // [CON-4] A lifetime on the wall clock, which a virtual clock advance does not shorten (the console's
+    // session keys, spec-decisions 135).
+    ttl_seconds: z.number().int().min(1).max(MAX_KEY_TTL_SECONDS).optional(),
+  })
   .optional();
 export const apiKeyParams = z.object({ api_key: z.string().min(1).max(200) });
 

@@ -33,6 +33,43 @@ describe.each(await storeBackends())('$name', ({ name }) => {
       expect(await store.accountForApiKey(key, T0 + 1000)).toBeNull();
     });
 
+    // [CON-4] A console key expires on the wall clock; the virtual clock (however far it jumps) does
+    // not end it, and the wall clock ends it even when cached as valid (no query on a cache hit).
+    it('a key with a wall-clock expiry is valid until it, whatever the virtual clock says [CON-4]', async () => {
+      const store = await stores.open();
+      const account = await store.createAccount('acme', T0);
+      const key = newKey();
+      const wall = 1_800_000_000_000;
+      await store.addApiKey(account.id, key, { expiresAt: null, wallExpiresAt: wall + 3_600_000 }, T0);
+      expect(await store.accountForApiKey(key, T0, wall)).toEqual(account);
+      // A virtual year later, the same wall instant: still valid.
+      expect(await store.accountForApiKey(key, T0 + 365 * 86_400_000, wall + 1)).toEqual(account);
+      expect(await store.accountForApiKey(key, T0, wall + 3_599_999)).toEqual(account);
+      expect(await store.accountForApiKey(key, T0, wall + 3_600_000)).toBeNull();
+      // A virtual clock set back does not revive it either.
+      expect(await store.accountForApiKey(key, T0 - 86_400_000, wall + 3_600_001)).toBeNull();
+    });
+
+    it('a wall-clock-expired key is refused on first sight too (not only from the cache) [CON-4]', async () => {
+      const store = await stores.open();
+      const account = await store.createAccount('acme', T0);
+      const key = newKey();
+      const wall = 1_800_000_000_000;
+      await store.addApiKey(account.id, key, { expiresAt: null, wallExpiresAt: wall }, T0);
+      expect(await store.accountForApiKey(key, T0, wall)).toBeNull();
+      expect(await store.accountForApiKey(key, T0, wall - 1)).toEqual(account);
+    });
+
+    it('both expiries apply: the virtual one still ends a key that has wall time left', async () => {
+      const store = await stores.open();
+      const account = await store.createAccount('acme', T0);
+      const key = newKey();
+      const wall = 1_800_000_000_000;
+      await store.addApiKey(account.id, key, { expiresAt: T0 + 1000, wallExpiresAt: wall + 1000 }, T0);
+      expect(await store.accountForApiKey(key, T0 + 999, wall)).toEqual(account);
+      expect(await store.accountForApiKey(key, T0 + 1000, wall)).toBeNull();
+    });
+
     it('a revoked key stops working, and revoking twice reports false', async () => {
       const store = await stores.open();
       const account = await store.createAccount('acme', T0);

@@ -9,6 +9,16 @@ export interface Account {
   createdAt: number;
 }
 
+/**
+ * When an API key stops working, exclusive; null: never. `expiresAt` is on the virtual clock
+ * (spec-decisions 34), `wallExpiresAt` on the wall clock: a console session key, which a clock advance
+ * must not end [CON-4].
+ */
+export interface KeyExpiry {
+  expiresAt: number | null;
+  wallExpiresAt: number | null;
+}
+
 export interface Udfs {
   udf1: string | null;
   udf2: string | null;
@@ -264,10 +274,13 @@ export interface Store extends WorldSnapshotStore {
 
   createAccount(name: string, now: number): Promise<Account>;
   getAccount(id: number): Promise<Account | null>;
-  /** Stores only a hash of `key`. */
-  addApiKey(accountId: number, key: string, expiresAt: number | null, now: number): Promise<void>;
-  /** The account of a key that exists, is not revoked and has not expired at `now`. */
-  accountForApiKey(key: string, now: number): Promise<Account | null>;
+  /** Stores only a hash of `key`; `expiresAt` alone is the virtual expiry (no wall-clock one). */
+  addApiKey(accountId: number, key: string, expiresAt: number | null | KeyExpiry, now: number): Promise<void>;
+  /**
+   * The account of a key that exists, is not revoked and has not expired at `now` (virtual) nor at
+   * `wallNow` (the wall clock; Date.now() when not given).
+   */
+  accountForApiKey(key: string, now: number, wallNow?: number): Promise<Account | null>;
   revokeApiKey(key: string, now: number): Promise<boolean>;
 
   createSpace(space: Omit<Space, 'id'>): Promise<Space>;

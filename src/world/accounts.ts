@@ -1,7 +1,7 @@
 // Accounts, API keys and spaces: store-only operations, the same in the world process and in an API
 // instance (issue 11 §4), which runs them locally instead of forwarding them to the world.
 
-import type { Account, Space, Store, Udfs } from '../store/types.ts';
+import type { Account, KeyExpiry, Space, Store, Udfs } from '../store/types.ts';
 import { newToken } from './secrets.ts';
 import { WorldError } from './types.ts';
 
@@ -28,11 +28,12 @@ export class Accounts {
     return { account, apiKey: key };
   }
 
-  async createApiKey(accountId: number, expiresAt: number | null, apiKey?: string): Promise<string> {
+  /** `expiry`: a number (or null) is the virtual expiry alone. */
+  async createApiKey(accountId: number, expiry: number | null | KeyExpiry, apiKey?: string): Promise<string> {
     if (!(await this.#store.getAccount(accountId)))
       throw new WorldError('not_found', `account ${accountId} not found`);
     const key = apiKey ?? newToken('msk');
-    await this.#store.addApiKey(accountId, key, expiresAt, this.#now());
+    await this.#store.addApiKey(accountId, key, expiry, this.#now());
     return key;
   }
 

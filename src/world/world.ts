@@ -11,7 +11,7 @@ import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
-import type { Account, DeviceRecord, MeterSnapshot, Space, Store } from '../store/types.ts';
+import type { Account, DeviceRecord, KeyExpiry, MeterSnapshot, Space, Store } from '../store/types.ts';
 import { WorkerHub } from '../workers/hub.ts';
 import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
@@ -192,8 +192,8 @@ export class World {
     return this.#accountsDesk.createAccount(name, apiKey);
   }
 
-  createApiKey(accountId: number, expiresAt: number | null, apiKey?: string): Promise<string> {
-    return this.#accountsDesk.createApiKey(accountId, expiresAt, apiKey);
+  createApiKey(accountId: number, expiry: number | null | KeyExpiry, apiKey?: string): Promise<string> {
+    return this.#accountsDesk.createApiKey(accountId, expiry, apiKey);
   }
 
   createSpace(input: Parameters<Accounts['createSpace']>[0]): Promise<Space> {

@@ -15,7 +15,8 @@ export const API_KEY_HEADER = 'x-service-api-key';
 export async function authenticate(request: FastifyRequest, store: Store, now: number): Promise<void> {
   const key = request.headers[API_KEY_HEADER];
   if (typeof key !== 'string' || key === '') throw new ApiError('authentication_error');
-  const account = await store.accountForApiKey(key, now);
+  // Both expiries: the virtual one (spec-decisions 34) and the wall clock's (a console key, CON-4).
+  const account = await store.accountForApiKey(key, now, Date.now());
   if (!account) throw new ApiError('authentication_error');
   request.account = account;
 }

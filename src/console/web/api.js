@@ -3,20 +3,16 @@
 //   { ok: true, data } | { ok: false, status, code, message }
 // status 0 means the service could not be reached.
 
+import { forgetKeys, heldKey, heldKeys, holdKey } from './keystore.js';
+
 const TOKEN = 'meterstack.console.token';
-const KEYS = 'meterstack.console.keys';
+/** [CON-4] A console key's life on the wall clock, and how long before its end another is minted. */
+export const KEY_TTL_SECONDS = 3600;
+const RENEW_MS = 10 * 60_000;
 
 export const session = {
   token: () => sessionStorage.getItem(TOKEN),
   setToken: (t) => (t ? sessionStorage.setItem(TOKEN, t) : sessionStorage.removeItem(TOKEN)),
-  /** account id -> API key minted for this browser session */
-  keys: () => JSON.parse(sessionStorage.getItem(KEYS) ?? '{}'),
-  setKey(accountId, key) {
-    const k = session.keys();
-    if (key) k[accountId] = key;
-    else delete k[accountId];
-    sessionStorage.setItem(KEYS, JSON.stringify(k));
-  },
 };
 
 /** Listeners told whether the service answered (true) or could not be reached (false). */
@@ -83,21 +79,63 @@ export async function sim(method, path, body) {
   return r;
 }
 
+/** This tab's mint of a key per account, under way: concurrent first uses wait for the one mint. */
+const minting = new Map();
+
+/** Across tabs, where the browser has Web Locks (a secure context: localhost, https); else this tab only. */
+const locked = (name, f) => (navigator.locks ? navigator.locks.request(name, f) : f());
+
 /**
- * /api/v2 as the device's account. The admin token mints one key per account on first use and the
- * session keeps it (spec-decisions 61); a key the service no longer knows is minted again, once.
+ * [CON-4] The console's key for an account: one per account for all tabs of this origin, minted with a
+ * wall-clock life of KEY_TTL_SECONDS (a virtual clock advance does not end it), reused until 10 min
+ * before its end, then replaced and the old one revoked. `refused`: a key the service just refused.
+ * Tagged result: {ok: true, key} or the failed mint.
+ */
+async function consoleKey(accountId, refused) {
+  const fresh = (h) => h && h.key !== refused && h.until - Date.now() > RENEW_MS;
+  const held = await heldKey(accountId);
+  if (fresh(held)) return { ok: true, key: held.key };
+  let p = minting.get(accountId);
+  if (!p) {
+    p = locked(`meterstack.console.key.${accountId}`, async () => {
+      const now = await heldKey(accountId); // another tab may have minted it meanwhile
+      if (fresh(now)) return { ok: true, key: now.key };
+      const minted = await sim('POST', `/accounts/${accountId}/keys`, { ttl_seconds: KEY_TTL_SECONDS });
+      if (!minted.ok) return minted;
+      const key = minted.data.api_key;
+      await holdKey(accountId, { key, until: Date.now() + KEY_TTL_SECONDS * 1000 });
+      // Replaced before its end: one valid console key per account, not two.
+      if (now && now.key !== refused) revokeKey(now.key);
+      return { ok: true, key };
+    }).finally(() => minting.delete(accountId));
+    minting.set(accountId, p);
+  }
+  return p;
+}
+
+const revokeKey = (key) => sim('DELETE', `/keys/${encodeURIComponent(key)}`);
+
+/**
+ * /api/v2 as the device's account, with the console's key for it (spec-decisions 61, 135). A key the
+ * service refuses (revoked at a logout in another tab, or a service started afresh) is replaced, once:
+ * a refused request changed nothing (spec-decisions 50), so sending it again is safe.
  */
 export async function v2(accountId, method, path, body) {
+  let refused;
   for (let attempt = 0; attempt < 2; attempt++) {
-    let key = session.keys()[accountId];
-    if (!key) {
-      const minted = await sim('POST', `/accounts/${accountId}/keys`, {});
-      if (!minted.ok) return minted;
-      key = minted.data.api_key;
-      session.setKey(accountId, key);
-    }
-    const r = await call(method, `/api/v2${path}`, body, { 'x-service-api-key': key });
-    if (r.status !== 401 || attempt > 0) return r;
-    session.setKey(accountId, null);
+    const k = await consoleKey(accountId, refused);
+    if (!k.ok) return k;
+    const r = await call(method, `/api/v2${path}`, body, { 'x-service-api-key': k.key });
+    if (r.status !== 401) return r;
+    refused = k.key;
+    if (attempt > 0) return r;
   }
+}
+
+/** [CON-4] Logging out revokes the console's keys, then forgets them and the admin token. */
+export async function logout() {
+  const held = await heldKeys();
+  await Promise.all(held.map((h) => revokeKey(h.key)));
+  await forgetKeys();
+  session.setToken(null);
 }

@@ -4,7 +4,8 @@
 import { html } from 'htm/preact';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call, onAuthFailed, onReach, session } from './api.js';
+import { isRunning, runOnce, useRunning } from './action.js';
+import { call, logout as endSession, onAuthFailed, onReach, session } from './api.js';
 import { Clock } from './clock.js';
 import { Events } from './events.js';
 import { Fleet } from './fleet.js';
@@ -36,7 +37,7 @@ function TokenPrompt({ message, onToken }) {
     <p>Paste the admin token: this console can do what <code>/sim/v1</code> can. It is kept for this browser tab only.</p>
     <input type="password" name="token" aria-label="admin token" autocomplete="off" autofocus value=${value}
       onInput=${(e) => setValue(e.currentTarget.value)} />
-    <button disabled=${busy || !value}>Open</button>
+    <button type="submit" disabled=${busy || !value}>Open</button>
     ${error ? html`<p class="bad" role="alert" data-token-error>${error}</p>` : null}
   </form>`;
 }
@@ -53,7 +54,7 @@ function ThemeToggle() {
     localStorage.setItem(THEME, next);
     setTheme(next);
   };
-  return html`<button class="ghost" aria-label="toggle theme" title="light / dark" onClick=${flip}>${dark ? '☀' : '☾'}</button>`;
+  return html`<button type="button" class="ghost" aria-label="toggle theme" title="light / dark" onClick=${flip}>${dark ? '☀' : '☾'}</button>`;
 }
 
 function Banner() {
@@ -68,6 +69,7 @@ function Banner() {
 const TABS = ['Fleet', 'Events', 'Provision'];
 
 function Console({ onLogout }) {
+  useRunning();
   const [tab, setTab] = useState(location.hash.slice(1) || 'Fleet');
   const [meter, setMeter] = useState(null);
   useEffect(() => {
@@ -85,12 +87,13 @@ function Console({ onLogout }) {
   return html`<div class="app">
     <header class="top">
       <b class="brand">meterstack</b>
-      <nav>${TABS.map((t) => html`<button class=${t === tab ? 'on' : ''} onClick=${() => go(t)}>${t}</button>`)}</nav>
+      <nav>${TABS.map((t) => html`<button type="button" class=${t === tab ? 'on' : ''} onClick=${() => go(t)}>${t}</button>`)}</nav>
       <${Clock} />
       <span class="grow"></span>
       <a href="/docs" target="_blank" class="muted">API docs</a>
       <${ThemeToggle} />
-      <button class="ghost" onClick=${onLogout} title="forget the admin token">Log out</button>
+      <button type="button" class="ghost" data-action="logout" disabled=${isRunning('logout')}
+        onClick=${onLogout} title="revoke this console's API keys and forget the admin token">Log out</button>
     </header>
     <main class=${meter && tab === 'Fleet' ? 'with-meter' : ''}>
       ${tab === 'Fleet' ? html`<${Fleet} onOpen=${setMeter} selected=${meter} />` : null}
@@ -120,10 +123,11 @@ function App() {
     setMessage(null);
     setToken(t);
   };
-  const logout = () => {
-    session.setToken(null);
-    setToken(null);
-  };
+  const logout = () =>
+    runOnce('logout', async () => {
+      await endSession();
+      setToken(null);
+    });
   return html`<${Banner} />${token ? html`<${Console} onLogout=${logout} />` : html`<${TokenPrompt} message=${message} onToken=${accept} />`}`;
 }
 

@@ -2,6 +2,7 @@
 
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { ActButton, isRunning, runOnce, useRunning } from './action.js';
 import { sim } from './api.js';
 import { istDateTime } from './format.js';
 import { useEvery } from './hooks.js';
@@ -20,15 +21,22 @@ export function Clock() {
   const [speed, setSpeed] = useState('');
   useEvery(1000, () => tick((n) => n + 1));
   useEvery(5000, refreshClock);
-  const advance = async (label, seconds) => {
-    setMsg({ text: `advancing ${label}…` });
-    const r = await sim('POST', '/clock/advance', { seconds });
-    setMsg(r.ok ? null : { bad: true, text: `advance failed: ${r.message}` });
-    await refreshClock();
-    refreshSoon();
-  };
-  const setClockSpeed = async (e) => {
+  // [CON-1] One clock operation at a time: an advance clicked twice would bill twice the time.
+  useRunning();
+  const busy = isRunning('clock');
+  const advance = (label, seconds) =>
+    runOnce('clock', async () => {
+      setMsg({ text: `advancing ${label}…` });
+      const r = await sim('POST', '/clock/advance', { seconds });
+      setMsg(r.ok ? null : { bad: true, text: `advance failed: ${r.message}` });
+      await refreshClock();
+      refreshSoon();
+    });
+  const setClockSpeed = (e) => {
     e.preventDefault();
+    return runOnce('clock', () => changeSpeed());
+  };
+  const changeSpeed = async () => {
     const r = await sim('POST', '/clock/speed', { speed: Number(speed) });
     setMsg(
       r.ok
@@ -45,9 +53,12 @@ export function Clock() {
     <span class="now" data-clock>${istDateTime(virtualNow())}</span>
     <form onSubmit=${setClockSpeed} class="speed">
       <label class="muted">speed × <input type="number" min="0" step="any" aria-label="clock speed" placeholder=${live.clock?.speed ?? ''}
-        value=${speed} onInput=${(e) => setSpeed(e.currentTarget.value)} /></label>
+        value=${speed} disabled=${busy} onInput=${(e) => setSpeed(e.currentTarget.value)} /></label>
     </form>
-    ${PRESETS.map(([label, s]) => html`<button data-advance=${s} onClick=${() => advance(label, s)}>${label}</button>`)}
+    ${PRESETS.map(
+      ([label, s]) =>
+        html`<${ActButton} data-advance=${s} busy=${busy} onAct=${() => advance(label, s)}>${label}<//>`,
+    )}
     ${msg ? html`<span class=${msg.bad ? 'bad' : 'muted'}>${msg.text}</span>` : null}
   </div>`;
 }

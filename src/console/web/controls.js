@@ -4,27 +4,9 @@
 
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { Act, intent, reviseIntent, useAction } from './action.js';
 import { sim, v2 } from './api.js';
 import { rupees } from './format.js';
-import { refreshSoon } from './live.js';
-
-/** Runs one action; remembers its outcome for the line under the controls. */
-function useAction(onDone) {
-  const [status, setStatus] = useState(null);
-  const run = async (what, f) => {
-    setStatus({ busy: true, text: `${what}…` });
-    const r = await f();
-    setStatus(
-      r.ok
-        ? { ok: true, text: `${what}: ${r.json?.message ?? 'done'}` }
-        : { ok: false, text: `${what} failed: ${r.message}` },
-    );
-    refreshSoon();
-    onDone?.();
-    return r;
-  };
-  return [status, run];
-}
 
 const num = (e) => Number(e.currentTarget.value);
 
@@ -33,8 +15,10 @@ function Group({ title, children }) {
 }
 
 export function Controls({ row, detail, onChanged }) {
-  const [status, run] = useAction(onChanged);
   const id = row.device_id;
+  // [CON-1] Every control below acts through `act`: disabled while its request is in flight.
+  const act = useAction(id, onChanged);
+  const { status } = act;
   const acct = row.account_id;
   const put = (path, body) => v2(acct, 'PUT', `/devices/${encodeURIComponent(id)}${path}`, body);
   const simPost = (path, body) => sim('POST', `/devices/${encodeURIComponent(id)}${path}`, body);
@@ -46,23 +30,36 @@ export function Controls({ row, detail, onChanged }) {
   const [hold, setHold] = useState(5);
   const [loadW, setLoadW] = useState(detail?.load?.watts ?? detail?.load?.peakWatts ?? 1000);
   const [profile, setProfile] = useState(detail?.load?.kind ?? 'constant');
-  const [amount, setAmount] = useState(500);
   const [wifi, setWifi] = useState(null);
   const [metrics, setMetrics] = useState(null);
   const [name, setName] = useState(row.name);
-  const newTx = () => `console-${Date.now().toString(36)}`;
-  const [tx, setTx] = useState(newTx);
+  // [CON-2] The recharge under way: its amount and transaction id outlive a re-mount of this panel.
+  const rechargeKey = `recharge:${id}`;
+  const recharge = intent(rechargeKey);
+  const amount = recharge.amount ?? 500;
+  const paise = Math.round(amount * 100);
 
-  const readMetrics = () =>
-    run('Read metrics', async () => {
-      const r = await v2(acct, 'GET', `/devices/${encodeURIComponent(id)}/metrics`);
-      setMetrics(r.ok ? r.data : null);
-      return r;
-    });
+  const readMetrics = async () => {
+    const r = await v2(acct, 'GET', `/devices/${encodeURIComponent(id)}/metrics`);
+    setMetrics(r.ok ? r.data : null);
+    return r;
+  };
+  const readWifi = async () => {
+    const r = await v2(acct, 'GET', `/devices/${encodeURIComponent(id)}/wifi`);
+    setWifi(r.ok ? r.data : null);
+    return r;
+  };
+
+  // A repeat of one intent is a duplicate [CON-2]: say how to make another recharge.
+  const rechargeOnce = async (amountPaise, transactionId) => {
+    const r = await simPost('/recharge', { amount: amountPaise, transaction_id: transactionId });
+    if (!r.ok || r.data?.applied !== false) return r;
+    return { ...r, json: { ...r.json, message: `${r.json.message}; for another recharge, press "new id"` } };
+  };
 
   return html`<div class="controls">
     <${Group} title="Read live from the meter (v2 endpoint 5)">
-      <button data-action="read-metrics" onClick=${readMetrics}>Read metrics</button>
+      <${Act} act=${act} name="read-metrics" data-action="read-metrics" what="Read metrics" run=${readMetrics}>Read metrics<//>
       ${
         metrics
           ? html`<span class="muted" data-metrics>${metrics.mode} · relay ${metrics.relay_state ? 'closed' : 'open'} ·
@@ -72,46 +69,44 @@ export function Controls({ row, detail, onChanged }) {
     <//>
     <${Group} title="Name (v2 endpoint 6)">
       <input aria-label="meter name" value=${name} onInput=${(e) => setName(e.currentTarget.value)} />
-      <button onClick=${() => run('Name', () => v2(acct, 'PUT', `/devices/${encodeURIComponent(id)}/`, { name }))}>Save</button>
+      <${Act} act=${act} name="name" what="Name" run=${() => v2(acct, 'PUT', `/devices/${encodeURIComponent(id)}/`, { name })}>Save<//>
     <//>
     <${Group} title="Relay">
-      <button data-action="relay-on" onClick=${() => run('Relay on', () => put('/relay', { state: true }))}>Close (on)</button>
-      <button data-action="relay-off" onClick=${() => run('Relay off', () => put('/relay', { state: false }))}>Open (off)</button>
+      <${Act} act=${act} name="relay" data-action="relay-on" what="Relay on" run=${() => put('/relay', { state: true })}>Close (on)<//>
+      <${Act} act=${act} name="relay" data-action="relay-off" what="Relay off" run=${() => put('/relay', { state: false })}>Open (off)<//>
     <//>
     <${Group} title="Mode">
-      <select aria-label="mode" value=${row.mode}
-        onChange=${(e) => run('Mode', () => put('/mode', { mode: e.currentTarget.value }))}>
+      <select aria-label="mode" value=${row.mode} disabled=${act.busy('mode')}
+        onChange=${(e) => {
+          const mode = e.currentTarget.value;
+          act.run('mode', 'Mode', () => put('/mode', { mode }));
+        }}>
         ${['prepaid', 'postpaid', 'measurement', 'relay_off'].map((m) => html`<option value=${m}>${m}</option>`)}
       </select>
     <//>
     <${Group} title="Tariffs (paise/kWh)">
       <label>EB <input type="number" min="0" value=${eb} onInput=${(e) => setEb(num(e))} /></label>
-      <button onClick=${() => run('EB tariff', () => put('/tariffs/eb', { tariff: eb }))}>Set</button>
+      <${Act} act=${act} name="tariff-eb" what="EB tariff" run=${() => put('/tariffs/eb', { tariff: eb })}>Set<//>
       <label>DG <input type="number" min="0" value=${dg} onInput=${(e) => setDg(num(e))} /></label>
-      <button onClick=${() => run('DG tariff', () => put('/tariffs/dg', { tariff: dg }))}>Set</button>
+      <${Act} act=${act} name="tariff-dg" what="DG tariff" run=${() => put('/tariffs/dg', { tariff: dg })}>Set<//>
       <span class="split">Active:
-        <button onClick=${() => run('Active tariff EB', () => put('/tariffs/active', { active_tariff: 1 }))}>EB</button>
-        <button onClick=${() => run('Active tariff DG', () => put('/tariffs/active', { active_tariff: 2 }))}>DG</button></span>
+        <${Act} act=${act} name="tariff-active" what="Active tariff EB" run=${() => put('/tariffs/active', { active_tariff: 1 })}>EB<//>
+        <${Act} act=${act} name="tariff-active" what="Active tariff DG" run=${() => put('/tariffs/active', { active_tariff: 2 })}>DG<//></span>
     <//>
     <${Group} title="Payment gateway">
-      <button onClick=${() => run('Gateway on', () => put('/payments/gateway', { state: true }))}>Enable</button>
-      <button onClick=${() => run('Gateway off', () => put('/payments/gateway', { state: false }))}>Disable</button>
+      <${Act} act=${act} name="gateway" what="Gateway on" run=${() => put('/payments/gateway', { state: true })}>Enable<//>
+      <${Act} act=${act} name="gateway" what="Gateway off" run=${() => put('/payments/gateway', { state: false })}>Disable<//>
     <//>
     <${Group} title="WiFi">
       <input aria-label="ssid" placeholder="SSID" value=${ssid} onInput=${(e) => setSsid(e.currentTarget.value)} />
       <input aria-label="wifi password" placeholder="password" value=${pass} onInput=${(e) => setPass(e.currentTarget.value)} />
-      <button onClick=${() => run('WiFi', () => v2(acct, 'POST', `/devices/${encodeURIComponent(id)}/wifi`, { ssid, password: pass }))}>Set</button>
-      <button onClick=${() =>
-        run('Read WiFi', async () => {
-          const r = await v2(acct, 'GET', `/devices/${encodeURIComponent(id)}/wifi`);
-          setWifi(r.ok ? r.data : null);
-          return r;
-        })}>Read</button>
+      <${Act} act=${act} name="wifi" what="WiFi" run=${() => v2(acct, 'POST', `/devices/${encodeURIComponent(id)}/wifi`, { ssid, password: pass })}>Set<//>
+      <${Act} act=${act} name="read-wifi" what="Read WiFi" run=${readWifi}>Read<//>
       ${wifi ? html`<span class="muted">${wifi.ssid} (${wifi.type}, ${wifi.rssi} dBm)</span>` : null}
       ${
         virtual
           ? html`<span class="split">Button hold <input type="number" min="0" max="600" value=${hold} onInput=${(e) => setHold(num(e))} /> s
-        <button onClick=${() => run('Button', () => simPost('/button', { hold_seconds: hold }))}>Press</button></span>`
+        <${Act} act=${act} name="button" what="Button" run=${() => simPost('/button', { hold_seconds: hold })}>Press<//></span>`
           : null
       }
     <//>
@@ -119,25 +114,26 @@ export function Controls({ row, detail, onChanged }) {
       virtual
         ? html`
     <${Group} title="Recharge (₹)">
-      <input type="number" aria-label="recharge amount" min="1" value=${amount} onInput=${(e) => setAmount(num(e))} />
-      <input aria-label="transaction id" value=${tx} onInput=${(e) => setTx(e.currentTarget.value)} />
-      <button data-action="recharge" onClick=${async () => {
-        const r = await run(`Recharge ${rupees(Math.round(amount * 100))}`, () =>
-          simPost('/recharge', { amount: Math.round(amount * 100), transaction_id: tx }),
-        );
-        if (r.ok) setTx(newTx());
-      }}>Recharge</button>
+      <input type="number" aria-label="recharge amount" min="1" value=${amount} disabled=${act.busy('recharge')}
+        onInput=${(e) => reviseIntent(rechargeKey, { amount: num(e) })} />
+      <input aria-label="transaction id" class="txid" value=${recharge.id} disabled=${act.busy('recharge')}
+        onInput=${(e) => reviseIntent(rechargeKey, { id: e.currentTarget.value })} />
+      <${Act} act=${act} name="recharge" data-action="recharge" what=${`Recharge ${rupees(paise)} (${recharge.id})`}
+        run=${() => rechargeOnce(paise, recharge.id)}>Recharge<//>
+      <button type="button" class="ghost" data-action="new-transaction" disabled=${act.busy('recharge')}
+        title="another recharge: a new transaction id (the same id is never credited twice)"
+        onClick=${() => reviseIntent(rechargeKey)}>new id</button>
     <//>
     <${Group} title="Load">
       <select aria-label="load profile" value=${profile} onChange=${(e) => setProfile(e.currentTarget.value)}>
         <option value="constant">constant</option><option value="household">household</option>
       </select>
       <input type="number" aria-label="load watts" min="0" value=${loadW} onInput=${(e) => setLoadW(num(e))} /> W
-      <button onClick=${() => run('Load', () => simPost('/load', { watts: loadW, profile }))}>Set</button>
+      <${Act} act=${act} name="load" what="Load" run=${() => simPost('/load', { watts: loadW, profile })}>Set<//>
     <//>
     <${Group} title="Power supply">
-      <button data-action="plug" onClick=${() => run('Online', () => simPost('/online', { online: true }))}>Plug in (online)</button>
-      <button data-action="unplug" onClick=${() => run('Offline', () => simPost('/online', { online: false }))}>Unplug (offline)</button>
+      <${Act} act=${act} name="online" data-action="plug" what="Online" run=${() => simPost('/online', { online: true })}>Plug in (online)<//>
+      <${Act} act=${act} name="online" data-action="unplug" what="Offline" run=${() => simPost('/online', { online: false })}>Unplug (offline)<//>
     <//>`
         : html`<p class="muted">An external meter: recharge, load, button and power supply are the meter's own.</p>`
     }

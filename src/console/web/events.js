@@ -86,8 +86,8 @@ export function Events() {
   return html`<section class="events-view">
     <div class="filters">
       <span class="pills">
-        <button class=${tab === 'events' ? 'on' : ''} onClick=${() => setTab('events')}>Journal</button>
-        <button class=${tab === 'requests' ? 'on' : ''} onClick=${() => setTab('requests')}>HTTP requests</button>
+        <button type="button" class=${tab === 'events' ? 'on' : ''} onClick=${() => setTab('events')}>Journal</button>
+        <button type="button" class=${tab === 'requests' ? 'on' : ''} onClick=${() => setTab('requests')}>HTTP requests</button>
       </span>
       <select aria-label="event family" value=${family} onChange=${(e) => setFamily(e.currentTarget.value)}>
         <option value="">every type</option>

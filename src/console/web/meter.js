@@ -3,6 +3,7 @@
 
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { reviseIntent } from './action.js';
 import { sim, v2 } from './api.js';
 import { TimeChart } from './charts.js';
 import { Controls } from './controls.js';
@@ -112,7 +113,8 @@ function History({ row }) {
         ${PROPERTIES.map((p) => html`<option value=${p}>${p}</option>`)}
       </select>
       <span class="pills">${Object.keys(SPAN_DAYS).map(
-        (i) => html`<button class=${i === interval ? 'on' : ''} onClick=${() => setBucket(i)}>${i}</button>`,
+        (i) =>
+          html`<button type="button" class=${i === interval ? 'on' : ''} onClick=${() => setBucket(i)}>${i}</button>`,
       )}</span>
     </div>
     ${data.error ? html`<p class="bad">${data.error}</p>` : null}
@@ -169,6 +171,8 @@ export function Meter({ id, onClose }) {
   const readDetail = () =>
     sim('GET', `/devices/${encodeURIComponent(id)}`).then((r) => r.ok && setDetail(r.data));
   useEvery(5000, readDetail, [id]);
+  // [CON-2] Opening a meter begins a new recharge intent: a new transaction id, the last amount kept.
+  useEffect(() => reviseIntent(`recharge:${id}`), [id]);
   const [, seeded] = useState(0);
   useEffect(() => {
     if (row) seedSeries(row, s).then(() => seeded((n) => n + 1));
@@ -182,11 +186,11 @@ export function Meter({ id, onClose }) {
     last.current = { ts: row.sample_ts, balance: row.balance };
   }
   if (!row)
-    return html`<aside class="meter"><p>Meter ${id} is not in the fleet.</p><button onClick=${onClose}>Close</button></aside>`;
+    return html`<aside class="meter"><p>Meter ${id} is not in the fleet.</p><button type="button" onClick=${onClose}>Close</button></aside>`;
   return html`<aside class="meter" data-meter=${id}>
     <header class="meter-head">
       <div><h2>${row.device_id}</h2><span class="muted">${row.name} · account #${row.account_id}${row.kind === 'external' ? ' · external' : ''}</span></div>
-      <button class="ghost" aria-label="close meter" onClick=${onClose}>✕</button>
+      <button type="button" class="ghost" aria-label="close meter" onClick=${onClose}>✕</button>
     </header>
     <${Facts} row=${row} detail=${detail} now=${virtualNow()} />
     <div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${140} /></div>

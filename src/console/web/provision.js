@@ -3,7 +3,8 @@
 
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { session, sim } from './api.js';
+import { isRunning, runOnce, useRunning } from './action.js';
+import { sim } from './api.js';
 import { useLive } from './hooks.js';
 import { live, refreshFleet } from './live.js';
 
@@ -28,9 +29,10 @@ export function commandLines(device, model, mode, balance) {
   ];
 }
 
+/** [CON-3] `type="button"`: inside a form, a button without a type submits it (and creates another). */
 function Copy({ text }) {
   const [done, setDone] = useState(false);
-  return html`<button class="ghost" onClick=${async () => {
+  return html`<button type="button" class="ghost" data-copy onClick=${async () => {
     await navigator.clipboard?.writeText(text).catch(() => {});
     setDone(true);
     setTimeout(() => setDone(false), 1500);
@@ -43,8 +45,20 @@ function Result({ r }) {
   return html`<div class="result">${r.view}</div>`;
 }
 
+/**
+ * [CON-1] A form that creates something: its submit runs once at a time (the submit button is disabled
+ * meanwhile, and a second Enter or click is dropped), and never reloads the page.
+ */
+const creating = (name, f) => (e) => {
+  e.preventDefault();
+  runOnce(`provision:${name}`, f);
+};
+const Submit = ({ name, children }) =>
+  html`<button type="submit" disabled=${isRunning(`provision:${name}`)}>${children}</button>`;
+
 export function Provision() {
   useLive();
+  useRunning();
   const accounts = accountsKnown();
   const [acctName, setAcctName] = useState('');
   const [acctRes, setAcctRes] = useState(null);
@@ -63,13 +77,11 @@ export function Provision() {
   const [devRes, setDevRes] = useState(null);
   const spacesOf = (id) => accounts.find((a) => a.account_id === Number(id))?.spaces ?? [];
 
-  const createAccount = async (e) => {
-    e.preventDefault();
+  // The account's first key is the person's, shown once to copy: the console keeps none of it and
+  // mints its own short-lived key when it acts for the account [CON-4].
+  const createAccount = creating('account', async () => {
     const r = await sim('POST', '/accounts', { name: acctName });
-    if (r.ok) {
-      created.push({ account_id: r.data.account_id, name: r.data.name, spaces: [] });
-      session.setKey(r.data.account_id, r.data.api_key);
-    }
+    if (r.ok) created.push({ account_id: r.data.account_id, name: r.data.name, spaces: [] });
     setAcctRes(
       r.ok
         ? {
@@ -78,9 +90,8 @@ export function Provision() {
           }
         : r,
     );
-  };
-  const createSpace = async (e) => {
-    e.preventDefault();
+  });
+  const createSpace = creating('space', async () => {
     const r = await sim('POST', '/spaces', { account_id: Number(space.account), name: space.name });
     if (r.ok) {
       const a = created.find((c) => c.account_id === r.data.account_id);
@@ -88,9 +99,8 @@ export function Provision() {
       await refreshFleet();
     }
     setSpaceRes(r.ok ? { ok: true, view: html`Space <b>#${r.data.space_id}</b> ${r.data.name}` } : r);
-  };
-  const createDevice = async (e) => {
-    e.preventDefault();
+  });
+  const createDevice = creating('device', async () => {
     const body = {
       account_id: Number(dev.account),
       space_id: dev.space ? Number(dev.space) : null,
@@ -116,7 +126,7 @@ export function Provision() {
             : null
         }`,
     });
-  };
+  });
   const setD = (k) => (e) =>
     setDev({
       ...dev,
@@ -127,11 +137,11 @@ export function Provision() {
   return html`<section class="provision">
     <form class="card" onSubmit=${createAccount}><h3>Account</h3>
       <input aria-label="account name" placeholder="name" value=${acctName} onInput=${(e) => setAcctName(e.currentTarget.value)} />
-      <button>Create account</button><${Result} r=${acctRes} /></form>
+      <${Submit} name="account">Create account<//><${Result} r=${acctRes} /></form>
     <form class="card" onSubmit=${createSpace}><h3>Space</h3>
       <select aria-label="space account" value=${space.account} onChange=${(e) => setSpace({ ...space, account: e.currentTarget.value })}>${acctOptions}</select>
       <input aria-label="space name" placeholder="name" value=${space.name} onInput=${(e) => setSpace({ ...space, name: e.currentTarget.value })} />
-      <button>Create space</button><${Result} r=${spaceRes} /></form>
+      <${Submit} name="space">Create space<//><${Result} r=${spaceRes} /></form>
     <form class="card" onSubmit=${createDevice}><h3>Device</h3>
       <div class="form-grid">
         <select aria-label="device account" value=${dev.account} onChange=${(e) => setDev({ ...dev, account: e.currentTarget.value, space: '' })}>${acctOptions}</select>
@@ -146,6 +156,6 @@ export function Provision() {
         <label>opening ₹ <input type="number" aria-label="opening balance" value=${dev.balance} onInput=${setD('balance')} /></label>
         <label><input type="checkbox" aria-label="external" checked=${dev.external} onChange=${setD('external')} /> external (a bridged or real meter)</label>
       </div>
-      <button>Create device</button><${Result} r=${devRes} /></form>
+      <${Submit} name="device">Create device<//><${Result} r=${devRes} /></form>
   </section>`;
 }

@@ -6,8 +6,8 @@
 
 import type pg from 'pg';
 import { StoreConflictError } from '../errors.ts';
-import { hashApiKey } from '../sqlite/accounts.ts';
-import type { Account } from '../types.ts';
+import { hashApiKey, type KeyExpiryRow, unexpired } from '../sqlite/accounts.ts';
+import type { Account, KeyExpiry } from '../types.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 interface AccountRow {
@@ -28,7 +28,7 @@ export interface AccountsOptions {
 export class Accounts {
   readonly #pool: pg.Pool;
   readonly #clock: () => number;
-  readonly #valid = new Map<string, { account: Account; expiresAt: number | null; checkedAt: number }>();
+  readonly #valid = new Map<string, { account: Account; checkedAt: number } & KeyExpiry>();
 
   constructor(options: AccountsOptions) {
     this.#pool = options.pool;
@@ -51,11 +51,12 @@ export class Accounts {
     return rows[0] ? toAccount(rows[0]) : null;
   }
 
-  async addKey(accountId: number, key: string, expiresAt: number | null, now: number): Promise<void> {
+  async addKey(accountId: number, key: string, expiry: KeyExpiry, now: number): Promise<void> {
     try {
       await this.#pool.query(
-        'INSERT INTO api_keys (key_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)',
-        [hashApiKey(key), accountId, now, expiresAt],
+        `INSERT INTO api_keys (key_hash, account_id, created_at, expires_at, wall_expires_at)
+         VALUES ($1, $2, $3, $4, $5)`,
+        [hashApiKey(key), accountId, now, expiry.expiresAt, expiry.wallExpiresAt],
       );
     } catch (err) {
       if (isUniqueViolation(err))
@@ -64,24 +65,30 @@ export class Accounts {
     }
   }
 
-  async accountForKey(key: string, now: number): Promise<Account | null> {
+  async accountForKey(key: string, now: number, wallNow: number): Promise<Account | null> {
     const hit = this.#valid.get(key);
     if (hit && this.#clock() - hit.checkedAt < KEY_CACHE_MS) {
-      return hit.expiresAt === null || hit.expiresAt > now ? hit.account : null;
+      return unexpired(hit, now, wallNow) ? hit.account : null;
     }
     this.#valid.delete(key);
     const checkedAt = this.#clock();
-    const { rows } = await this.#pool.query<AccountRow & { expires_at: number | null }>(
-      `SELECT a.id, a.name, a.created_at, k.expires_at
+    const { rows } = await this.#pool.query<AccountRow & KeyExpiryRow>(
+      `SELECT a.id, a.name, a.created_at, k.expires_at, k.wall_expires_at
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
-       WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)`,
-      [hashApiKey(key), now],
+       WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)
+         AND (k.wall_expires_at IS NULL OR k.wall_expires_at > $3)`,
+      [hashApiKey(key), now, wallNow],
     );
     const row = rows[0];
     if (!row) return null;
     const account = Object.freeze(toAccount(row));
     if (this.#valid.size >= 10_000) this.#valid.clear();
-    this.#valid.set(key, { account, expiresAt: row.expires_at, checkedAt });
+    this.#valid.set(key, {
+      account,
+      expiresAt: row.expires_at,
+      wallExpiresAt: row.wall_expires_at,
+      checkedAt,
+    });
     return account;
   }
 

@@ -211,6 +211,13 @@ CREATE TABLE credit_receipts (
 CREATE INDEX credit_receipts_device ON credit_receipts (device_pk, ledger_seq);
 `,
   },
+  {
+    version: 9,
+    name: 'API keys with a wall-clock expiry',
+    sql: `
+ALTER TABLE api_keys ADD COLUMN wall_expires_at BIGINT;
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -2,6 +2,7 @@
 // each method handed to the small class that owns its tables (the file split of ../sqlite/).
 
 import pg from 'pg';
+import { keyExpiry } from '../sqlite/accounts.ts';
 import type {
   Account,
   BucketMinutes,
@@ -10,6 +11,7 @@ import type {
   DeviceRecord,
   DeviceReport,
   HistoryPoint,
+  KeyExpiry,
   LedgerEntry,
   LedgerTotal,
   MeterSnapshot,
@@ -149,11 +151,16 @@ export class PostgresStore implements Store {
   getAccount(id: number): Promise<Account | null> {
     return this.#accounts.get(id);
   }
-  addApiKey(accountId: number, key: string, expiresAt: number | null, now: number): Promise<void> {
-    return this.#accounts.addKey(accountId, key, expiresAt, now);
+  addApiKey(
+    accountId: number,
+    key: string,
+    expiresAt: number | null | KeyExpiry,
+    now: number,
+  ): Promise<void> {
+    return this.#accounts.addKey(accountId, key, keyExpiry(expiresAt), now);
   }
-  accountForApiKey(key: string, now: number): Promise<Account | null> {
-    return this.#accounts.accountForKey(key, now);
+  accountForApiKey(key: string, now: number, wallNow = Date.now()): Promise<Account | null> {
+    return this.#accounts.accountForKey(key, now, wallNow);
   }
   revokeApiKey(key: string, now: number): Promise<boolean> {
     return this.#accounts.revokeKey(key, now);

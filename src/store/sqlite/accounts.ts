@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { StoreConflictError } from '../errors.ts';
-import type { Account } from '../types.ts';
+import type { Account, KeyExpiry } from '../types.ts';
 import type { OtherWriters } from './other-writers.ts';
 import { isUniqueViolation } from './sqlite-errors.ts';
 
@@ -21,16 +21,16 @@ export function hashApiKey(key: string): string {
 export class Accounts {
   readonly #insertAccount: Database.Statement<[string, number], AccountRow>;
   readonly #getAccount: Database.Statement<[number], AccountRow>;
-  readonly #insertKey: Database.Statement<[string, number, number, number | null]>;
-  readonly #accountForKey: Database.Statement<[string, number], AccountRow & { expires_at: number | null }>;
+  readonly #insertKey: Database.Statement<[string, number, number, number | null, number | null]>;
+  readonly #accountForKey: Database.Statement<[string, number, number], AccountRow & KeyExpiryRow>;
   /**
    * Keys found valid, with their expiry: every v2 request authenticates, and a query (plus a sha256) per
    * request cost more than the rest of a GET. Keyed by the key as presented, in memory only (the file
    * keeps only hashes). revokeKey drops the entry; a commit by another process (a key revoked through
    * another API instance) drops them all (other-writers.ts). Unknown keys are not cached (no growth
-   * from guessing), and the map is bounded.
+   * from guessing), and the map is bounded. An entry keeps both expiries, so a hit costs no query.
    */
-  readonly #valid: Map<string, { account: Account; expiresAt: number | null }>;
+  readonly #valid: Map<string, { account: Account } & KeyExpiry>;
   readonly #writers: OtherWriters;
   readonly #revokeKey: Database.Statement<[number, string]>;
 
@@ -42,13 +42,15 @@ export class Accounts {
     );
     this.#getAccount = db.prepare('SELECT id, name, created_at FROM accounts WHERE id = ?');
     this.#insertKey = db.prepare(
-      'INSERT INTO api_keys (key_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
+      'INSERT INTO api_keys (key_hash, account_id, created_at, expires_at, wall_expires_at) VALUES (?, ?, ?, ?, ?)',
     );
-    // A key is valid until expires_at (exclusive) and while not revoked.
+    // A key is valid until expires_at (virtual) and wall_expires_at (wall clock), both exclusive, and
+    // while not revoked.
     this.#accountForKey = db.prepare(`
-      SELECT a.id, a.name, a.created_at, k.expires_at
+      SELECT a.id, a.name, a.created_at, k.expires_at, k.wall_expires_at
       FROM api_keys k JOIN accounts a ON a.id = k.account_id
-      WHERE k.key_hash = ? AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)`);
+      WHERE k.key_hash = ? AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)
+        AND (k.wall_expires_at IS NULL OR k.wall_expires_at > ?)`);
     this.#revokeKey = db.prepare(
       'UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL',
     );
@@ -63,9 +65,9 @@ export class Accounts {
     return row ? toAccount(row) : null;
   }
 
-  addKey(accountId: number, key: string, expiresAt: number | null, now: number): void {
+  addKey(accountId: number, key: string, expiry: KeyExpiry, now: number): void {
     try {
-      this.#insertKey.run(hashApiKey(key), accountId, now, expiresAt);
+      this.#insertKey.run(hashApiKey(key), accountId, now, expiry.expiresAt, expiry.wallExpiresAt);
     } catch (err) {
       if (isUniqueViolation(err))
         throw new StoreConflictError('this API key is already registered', 'api_key');
@@ -73,15 +75,15 @@ export class Accounts {
     }
   }
 
-  accountForKey(key: string, now: number): Account | null {
+  accountForKey(key: string, now: number, wallNow: number): Account | null {
     this.#writers.check();
     const hit = this.#valid.get(key);
-    if (hit) return hit.expiresAt === null || hit.expiresAt > now ? hit.account : null;
-    const row = this.#accountForKey.get(hashApiKey(key), now);
+    if (hit) return unexpired(hit, now, wallNow) ? hit.account : null;
+    const row = this.#accountForKey.get(hashApiKey(key), now, wallNow);
     if (!row) return null;
     const account = Object.freeze(toAccount(row));
     if (this.#valid.size >= 10_000) this.#valid.clear();
-    this.#valid.set(key, { account, expiresAt: row.expires_at });
+    this.#valid.set(key, { account, expiresAt: row.expires_at, wallExpiresAt: row.wall_expires_at });
     return account;
   }
 
@@ -90,6 +92,23 @@ export class Accounts {
     this.#valid.delete(key);
     return this.#revokeKey.run(now, hashApiKey(key)).changes > 0;
   }
+}
+
+export interface KeyExpiryRow {
+  expires_at: number | null;
+  wall_expires_at: number | null;
+}
+
+/** A bare number (or null) is the virtual expiry alone, as callers before wall expiries wrote it. */
+export function keyExpiry(e: number | null | KeyExpiry): KeyExpiry {
+  return e !== null && typeof e === 'object' ? e : { expiresAt: e, wallExpiresAt: null };
+}
+
+/** Whether a key found valid earlier is still unexpired at `now` (virtual) and `wallNow`. */
+export function unexpired(k: KeyExpiry, now: number, wallNow: number): boolean {
+  return (
+    (k.expiresAt === null || k.expiresAt > now) && (k.wallExpiresAt === null || k.wallExpiresAt > wallNow)
+  );
 }
 
 function toAccount(row: AccountRow): Account {

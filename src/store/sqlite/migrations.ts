@@ -234,6 +234,15 @@ CREATE TABLE credit_receipts (
 CREATE INDEX credit_receipts_device ON credit_receipts (device_pk, ledger_seq);
 `,
   },
+  {
+    version: 9,
+    name: 'API keys with a wall-clock expiry',
+    sql: `
+-- [CON-4] A key may also expire on the wall clock (expires_at is on the virtual clock, spec-decisions
+-- 34): the console's session keys, which a clock advance must not end (spec-decisions 135).
+ALTER TABLE api_keys ADD COLUMN wall_expires_at BIGINT;
+`,
+  },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -12,6 +12,7 @@ import type {
   DeviceRecord,
   DeviceReport,
   HistoryPoint,
+  KeyExpiry,
   LedgerEntry,
   LedgerTotal,
   MeterSnapshot,
@@ -30,7 +31,7 @@ import type {
   WorldSnapshotInfo,
   WorldSnapshotMeta,
 } from '../types.ts';
-import { Accounts } from './accounts.ts';
+import { Accounts, keyExpiry } from './accounts.ts';
 import { CreditReceipts } from './credit-receipts.ts';
 import { Devices, Spaces } from './devices.ts';
 import { Events } from './events.ts';
@@ -144,11 +145,16 @@ export class SqliteStore implements Store {
   async getAccount(id: number): Promise<Account | null> {
     return this.#accounts.get(id);
   }
-  async addApiKey(accountId: number, key: string, expiresAt: number | null, now: number): Promise<void> {
-    this.#accounts.addKey(accountId, key, expiresAt, now);
+  async addApiKey(
+    accountId: number,
+    key: string,
+    expiresAt: number | null | KeyExpiry,
+    now: number,
+  ): Promise<void> {
+    this.#accounts.addKey(accountId, key, keyExpiry(expiresAt), now);
   }
-  async accountForApiKey(key: string, now: number): Promise<Account | null> {
-    return this.#accounts.accountForKey(key, now);
+  async accountForApiKey(key: string, now: number, wallNow = Date.now()): Promise<Account | null> {
+    return this.#accounts.accountForKey(key, now, wallNow);
   }
   async revokeApiKey(key: string, now: number): Promise<boolean> {
     return this.#accounts.revokeKey(key, now);
