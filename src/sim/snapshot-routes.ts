@@ -15,14 +15,17 @@ import { ApiError } from '../http/errors.ts';
 import type { WorldSnapshotInfo } from '../store/types.ts';
 import { toIstIso } from '../time/ist.ts';
 import type { ServiceWorld } from '../world/face.ts';
-import type { WorldSnapshots } from '../world/world-snapshots.ts';
+import { SNAPSHOT_NAME, type WorldSnapshots } from '../world/world-snapshots.ts';
 import { EXPORT_SNAPSHOT_DOC, simDoc } from './docs.ts';
 import { mapWorldError } from './world-errors.ts';
 
 /** [spec-decisions 114] The largest snapshot file an import takes (1,000 meters × 30 days is ~0.6 GB). */
 export const SNAPSHOT_FILE_LIMIT = 2 * 1024 ** 3;
 
-const name = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a snapshot name is 1-64 of A-Z a-z 0-9 _ . -');
+// [SNAP-7] One alphabet for names, the store's (world-tables.ts).
+const name = z
+  .string()
+  .regex(SNAPSHOT_NAME, 'a snapshot name is 1-64 of A-Z a-z 0-9 _ . -, starting with a letter or digit');
 const nameBody = z.strictObject({ name });
 const nameParams = z.object({ name });
 const importQuery = z.object({ name });

@@ -213,6 +213,15 @@ export interface WorldSnapshotInfo extends WorldSnapshotMeta {
   bytes: number;
 }
 
+/** What a world snapshot holds that its values are checked by before a restore (SNAP-4). */
+export interface WorldSnapshotContents {
+  info: WorldSnapshotInfo;
+  devices: { pk: number; deviceId: string; kind: string }[];
+  meters: MeterSnapshot[];
+  /** Every ledger entry, by seq. */
+  ledger: LedgerEntry[];
+}
+
 /**
  * World snapshots (issue 12 §2): every world table (world-tables.ts) saved by name inside the store,
  * put back in one transaction, and carried between stores as a SQLite file (either backend).
@@ -231,6 +240,8 @@ export interface WorldSnapshotStore {
   deleteWorldSnapshot(name: string): Promise<boolean>;
   /** Writes the snapshot's portable file to `file`; false when there is no such snapshot. */
   exportWorldSnapshot(name: string, file: string): Promise<boolean>;
+  /** The snapshot's devices, meter snapshots and ledger, for the world's checks (SNAP-4); null if none. */
+  readWorldSnapshot(name: string): Promise<WorldSnapshotContents | null>;
   /** Takes a portable file in as snapshot `name`: SnapshotFileError if it is not one, StoreConflictError if the name exists. */
   importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo>;
   /** Empties every world table in one transaction; settings named in `keep` stay, the others go. */

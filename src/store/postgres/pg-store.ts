@@ -24,6 +24,7 @@ import type {
   StoredEvent,
   StoredEventQuery,
   WorldOwner,
+  WorldSnapshotContents,
   WorldSnapshotInfo,
   WorldSnapshotMeta,
 } from '../types.ts';
@@ -291,6 +292,9 @@ export class PostgresStore implements Store {
   }
   exportWorldSnapshot(name: string, file: string): Promise<boolean> {
     return exportPgSnapshot(this.#world, name, file);
+  }
+  readWorldSnapshot(name: string): Promise<WorldSnapshotContents | null> {
+    return this.#world.read(name);
   }
   importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo> {
     return importPgSnapshot(this.#world, name, file);

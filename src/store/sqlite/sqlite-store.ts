@@ -26,6 +26,7 @@ import type {
   StoredEvent,
   StoredEventQuery,
   WorldOwner,
+  WorldSnapshotContents,
   WorldSnapshotInfo,
   WorldSnapshotMeta,
 } from '../types.ts';
@@ -288,6 +289,9 @@ export class SqliteStore implements Store {
     const from = this.#world.exportFile(name);
     if (from) copyFileSync(from, file);
     return from !== null;
+  }
+  async readWorldSnapshot(name: string): Promise<WorldSnapshotContents | null> {
+    return this.#world.read(name);
   }
   async importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo> {
     return this.#world.import(name, file);

@@ -1,7 +1,9 @@
-// World snapshots on SQLite (spec-decisions 110): each one a SQLite file in a directory beside the
-// database (`<db>.snapshots/<name>.sqlite`; a ':memory:' store keeps them in a temp directory that
-// dies with the process). Saving is SQLite's online backup of the whole file; restoring ATTACHes the file and replaces every world table's rows in one transaction. The file
-// is also the export format, for both backends: it is a meterstack database with a `world_snapshot` row.
+// World snapshots on SQLite (spec-decisions 110, 136-138): each one a SQLite file in a directory beside
+// the database (`<db>.snapshots/<name>.sqlite`; a ':memory:' store keeps them in a temp directory that
+// dies with the process). Saving is SQLite's online backup of the whole file; restoring checks the file
+// (snapshot-file.ts, SNAP-1..3), ATTACHes it and copies every world table's rows into the live schema in
+// one transaction. The file is also the export format, for both backends: it is a meterstack database
+// with a `world_snapshot` row.
 
 import {
   copyFileSync,
@@ -14,14 +16,24 @@ import {
   statSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SnapshotFileError, StoreConflictError } from '../errors.ts';
-import type { WorldSnapshotInfo, WorldSnapshotMeta } from '../types.ts';
-import { LEDGER_TRIGGERS_SQLITE, WORLD_TABLES } from '../world-tables.ts';
-import { MIGRATIONS } from './migrations.ts';
+import { StoreConflictError } from '../errors.ts';
+import type {
+  LedgerEntry,
+  MeterSnapshot,
+  WorldSnapshotContents,
+  WorldSnapshotInfo,
+  WorldSnapshotMeta,
+} from '../types.ts';
+import {
+  LEDGER_TRIGGERS_SQLITE,
+  SNAPSHOT_CLOCK_MAX,
+  SNAPSHOT_CLOCK_MIN,
+  WORLD_TABLES,
+} from '../world-tables.ts';
+import { checkSnapshotFile, META_DDL, META_TABLE, openSnapshotFile } from './snapshot-file.ts';
 
-const META_TABLE = 'world_snapshot';
 const SUFFIX = '.sqlite';
 
 interface MetaRow {
@@ -95,86 +107,84 @@ export class SqliteWorldSnapshots {
     return true;
   }
 
+  /** The snapshot's devices, meters and ledger, read with none of the file's SQL able to run [SNAP-1]. */
+  read(name: string): WorldSnapshotContents | null {
+    const info = this.get(name);
+    if (!info) return null;
+    const db = openSnapshotFile(this.#file(name));
+    try {
+      return {
+        info,
+        devices: db
+          .prepare('SELECT pk, device_id AS deviceId, kind FROM devices ORDER BY pk')
+          .all() as WorldSnapshotContents['devices'],
+        meters: db
+          .prepare(
+            'SELECT device_pk AS devicePk, state, ledger_seq AS ledgerSeq, updated_at AS updatedAt FROM meter_snapshots',
+          )
+          .all() as MeterSnapshot[],
+        ledger: db
+          .prepare(
+            'SELECT seq, device_pk AS devicePk, kind, amount, transaction_id AS transactionId, created_at AS createdAt FROM ledger ORDER BY seq',
+          )
+          .all() as LedgerEntry[],
+      };
+    } finally {
+      db.close();
+    }
+  }
+
   /** Where the snapshot's file is (it is its own export), or null. */
   exportFile(name: string): string | null {
     const file = this.#file(name);
     return existsSync(file) ? file : null;
   }
 
-  /** Takes `from` (checked: one of ours, of this schema) in as snapshot `name`. */
+  /**
+   * Takes `from` in as snapshot `name` [SNAP-1..3]: checked first (its schema this build's, its values
+   * of their types), then copied byte for byte. No SQL of the file runs: the name it goes by is its
+   * file's name, not written into it.
+   */
   import(name: string, from: string): WorldSnapshotInfo {
     const file = this.#file(name);
     if (existsSync(file)) throw new StoreConflictError(`snapshot ${name} already exists`, 'snapshot');
     checkSnapshotFile(from);
     mkdirSync(this.#dir, { recursive: true });
     copyFileSync(from, `${file}.part`);
-    const snap = new Database(`${file}.part`);
-    try {
-      snap.prepare(`UPDATE ${META_TABLE} SET name = ?`).run(name);
-    } finally {
-      snap.close();
-    }
     renameSync(`${file}.part`, file);
     return this.#info(file)!;
   }
 
   /**
    * Replaces every world table's rows by the snapshot's in one transaction; settings in `keep` keep
-   * their present value. null when there is no such snapshot.
+   * their present value. null when there is no such snapshot. The file is checked again first (it may
+   * have been taken in by an earlier build, unchecked).
    */
   async restore(name: string, keep: readonly string[]): Promise<WorldSnapshotInfo | null> {
     const info = this.get(name);
     if (!info) return null;
-    if (this.#path === ':memory:') this.#restoreByCopy(this.#file(name), keep);
-    else await this.#restoreByBackup(this.#file(name), keep);
+    this.restoreFile(this.#file(name), keep);
     return info;
   }
 
   /**
-   * A file-backed store: a working copy of the snapshot takes what is not the world from the live file
-   * (the events journal, the owner lease, the kept settings, the schema's bookkeeping), then SQLite's
-   * backup writes it over the live file in one step (one write transaction: readers see the old world
-   * or the new one). 4× faster than copying the rows (bench/snapshots.ts).
+   * [SNAP-1] [SNAP-2] Rows of a checked file copied into the live schema, never the file's schema: the
+   * live database keeps its own tables, indexes and ledger triggers, and a row that breaks one of its
+   * constraints aborts the whole transaction. `serve --from-snapshot` too.
    */
-  async #restoreByBackup(file: string, keep: readonly string[]): Promise<void> {
-    const work = join(this.#dir, `.restoring-${process.pid}.sqlite`);
-    copyFileSync(file, work);
-    const w = new Database(work);
-    try {
-      w.prepare('ATTACH DATABASE ? AS live').run(this.#path);
-      const marks = keep.map(() => '?').join(', ') || 'NULL';
-      w.transaction(() => {
-        for (const t of ['events', 'world_owner', 'schema_migrations'])
-          w.exec(`DELETE FROM main.${t}; INSERT INTO main.${t} SELECT * FROM live.${t};`);
-        w.prepare(`DELETE FROM main.settings WHERE key IN (${marks})`).run(...keep);
-        w.prepare(`INSERT INTO main.settings SELECT * FROM live.settings WHERE key IN (${marks})`).run(
-          ...keep,
-        );
-        w.exec(`DROP TABLE main.${META_TABLE}`);
-      })();
-      w.exec('DETACH DATABASE live');
-      // One step: the first call copies nothing, the next every page (0x7fffffff at a time).
-      await w.backup(this.#path, { progress: () => 0x7fffffff });
-    } finally {
-      w.close();
-      for (const f of [work, `${work}-wal`, `${work}-shm`, `${work}-journal`]) rmSync(f, { force: true });
-      this.#replaced();
-    }
-  }
-
-  /** The same, from any snapshot file (checked first): `serve --from-snapshot`. */
-  async restoreFile(file: string, keep: readonly string[]): Promise<void> {
+  restoreFile(file: string, keep: readonly string[]): void {
     checkSnapshotFile(file);
-    if (this.#path === ':memory:') this.#restoreByCopy(file, keep);
-    else await this.#restoreByBackup(file, keep);
+    this.#restoreByCopy(file, keep);
   }
 
-  /** A ':memory:' store: ATTACH the file and copy every world table's rows in one transaction. */
+  /** ATTACH the (checked) file and copy every world table's rows in one transaction. */
   #restoreByCopy(file: string, keep: readonly string[]): void {
     const db = this.#db;
+    // [SNAP-1] Nothing of the attached file's schema may call a function with side effects.
+    db.pragma('trusted_schema = OFF');
     db.prepare('ATTACH DATABASE ? AS snap').run(file);
-    // Off around the copy, so SQLite copies each table as it is (its transfer optimization) and the
-    // children need not wait for their parents: the snapshot was consistent when it was taken.
+    // Off around the copy, so the children need not wait for their parents (foreign keys were checked
+    // in the file, snapshot-file.ts).
     db.pragma('foreign_keys = OFF');
     try {
       db.transaction(() => {
@@ -211,12 +221,24 @@ export class SqliteWorldSnapshots {
     }
   }
 
+  /**
+   * What the file says of itself, under its file's name; null when it says nothing this build can show
+   * (a file taken in unchecked by an earlier build: listed by no one, still deletable) [SNAP-5].
+   */
   #info(file: string): WorldSnapshotInfo | null {
     if (!existsSync(file)) return null;
-    const snap = new Database(file, { readonly: true, fileMustExist: true });
+    let snap: Database.Database;
+    try {
+      snap = openSnapshotFile(file);
+    } catch {
+      return null;
+    }
     try {
       const meta = readSnapshotMeta(snap);
-      return meta && { ...meta, bytes: statSync(file).size };
+      const name = basename(file, SUFFIX);
+      return meta && { ...meta, name, bytes: statSync(file).size };
+    } catch {
+      return null;
     } finally {
       snap.close();
     }
@@ -228,10 +250,7 @@ export function writeSnapshotMeta(
   db: Database.Database,
   m: WorldSnapshotMeta & { name: string; devices: number; readings: number },
 ): void {
-  db.exec(
-    `CREATE TABLE ${META_TABLE} (name TEXT NOT NULL, created_at BIGINT NOT NULL, clock BIGINT NOT NULL,
-       speed DOUBLE PRECISION NOT NULL, devices INTEGER NOT NULL, readings INTEGER NOT NULL)`,
-  );
+  db.exec(META_DDL);
   db.prepare(`INSERT INTO ${META_TABLE} VALUES (?, ?, ?, ?, ?, ?)`).run(
     m.name,
     m.createdAt,
@@ -242,10 +261,20 @@ export function writeSnapshotMeta(
   );
 }
 
-/** What a snapshot file says of itself; null when it has no meta row. */
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+const isTime = (v: unknown) => isInt(v) && v >= SNAPSHOT_CLOCK_MIN && v < SNAPSHOT_CLOCK_MAX;
+
+/**
+ * What a snapshot file says of itself; null when it has no meta row, or one whose values are not of
+ * their kind (times outside SNAPSHOT_CLOCK_MIN..MAX, a speed that is no finite number): a list never
+ * fails on one file [SNAP-5]. The world checks the same values against the live routes' bounds.
+ */
 export function readSnapshotMeta(db: Database.Database): Omit<WorldSnapshotInfo, 'bytes'> | null {
   const m = db.prepare(`SELECT * FROM ${META_TABLE}`).get() as MetaRow | undefined;
   if (!m) return null;
+  if (!isTime(m.clock) || !isTime(m.created_at) || typeof m.speed !== 'number' || !Number.isFinite(m.speed))
+    return null;
+  if (!isInt(m.devices) || !isInt(m.readings) || typeof m.name !== 'string') return null;
   return {
     name: m.name,
     createdAt: m.created_at,
@@ -260,8 +289,11 @@ export function readSnapshotMeta(db: Database.Database): Omit<WorldSnapshotInfo,
 function replaceWorld(db: Database.Database, keep: readonly string[], from: string | null): void {
   db.exec('DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete;');
   for (const table of [...WORLD_TABLES].reverse()) db.exec(`DELETE FROM main.${table}`);
+  // [SNAP-2] `WHERE true`: row by row into the live tables, their constraints and indexes built here
+  // (SQLite's transfer optimization would copy the file's index pages as they are).
   if (from)
-    for (const table of WORLD_TABLES) db.exec(`INSERT INTO main.${table} SELECT * FROM ${from}.${table}`);
+    for (const table of WORLD_TABLES)
+      db.exec(`INSERT INTO main.${table} SELECT * FROM ${from}.${table} WHERE true`);
   const marks = keep.map(() => '?').join(', ');
   db.prepare(`DELETE FROM main.settings WHERE key NOT IN (${marks || 'NULL'})`).run(...keep);
   if (from)
@@ -269,45 +301,4 @@ function replaceWorld(db: Database.Database, keep: readonly string[], from: stri
       `INSERT INTO main.settings SELECT * FROM ${from}.settings WHERE key NOT IN (${marks || 'NULL'})`,
     ).run(...keep);
   db.exec(LEDGER_TRIGGERS_SQLITE);
-}
-
-/**
- * Throws SnapshotFileError unless `file` is a world snapshot of this build's schema: a SQLite file with a
- * `world_snapshot` row, every world table, and the newest migration this build knows.
- */
-export function checkSnapshotFile(file: string): void {
-  if (!existsSync(file)) throw new SnapshotFileError(`${file}: no such file`);
-  let snap: Database.Database;
-  try {
-    snap = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw new SnapshotFileError(`${file}: not a SQLite file (${(err as Error).message})`);
-  }
-  try {
-    const tables = new Set(
-      (snap.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
-        (r) => r.name,
-      ),
-    );
-    const missing = [META_TABLE, 'schema_migrations', 'settings', ...WORLD_TABLES].filter(
-      (t) => !tables.has(t),
-    );
-    if (missing.length > 0)
-      throw new SnapshotFileError(
-        `${file}: not a meterstack world snapshot (no table ${missing.join(', ')})`,
-      );
-    const version = (
-      snap.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }
-    ).v;
-    const known = MIGRATIONS.at(-1)!.version;
-    if (version !== known)
-      throw new SnapshotFileError(
-        `${file}: a snapshot of schema version ${version}; this build restores version ${known} only`,
-      );
-  } catch (err) {
-    if (err instanceof SnapshotFileError) throw err;
-    throw new SnapshotFileError(`${file}: not a SQLite file (${(err as Error).message})`);
-  } finally {
-    snap.close();
-  }
 }
