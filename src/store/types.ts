@@ -272,6 +272,11 @@ export interface Store extends WorldSnapshotStore {
   listDevices(filter?: { accountId?: number; spaceId?: number }): Promise<DeviceRecord[]>;
   updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null>;
   mqttSecretHash(deviceId: string): Promise<string | null>;
+  /**
+   * [SNAP-8] Sets each named device's MQTT secret hash where it differs (virtual meters' derived
+   * passwords, at open and after a restore), in one transaction; returns how many changed.
+   */
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<number>;
 
   /** Idempotent by (devicePk, ts): a sample delivered twice is stored once. Returns rows newly written. */
   insertSamples(rows: readonly SampleRow[]): Promise<number>;

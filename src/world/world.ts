@@ -23,6 +23,7 @@ import {
 } from './clock-anchor.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
+import { MeterSecrets } from './meter-secrets.ts';
 import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
 import { newMeterPlan } from './new-meter.ts';
 import { type ReplaceInput, type ReplaceResult, replaceVirtualMeter } from './replace.ts';
@@ -51,6 +52,8 @@ export interface WorldOptions {
   log?: Log;
   /** The event stream everything observable goes to (src/events); default: a silent one. */
   bus?: EventBus;
+  /** [SNAP-8] Where virtual meters' MQTT passwords come from; default: a key of this process only. */
+  meterSecrets?: MeterSecrets;
 }
 
 export class World {
@@ -66,6 +69,7 @@ export class World {
   /** Each device's account, for the events' context. */
   readonly #accounts = new Map<string, number>();
   readonly #meta = new Map<string, MeterMeta>();
+  readonly #secrets: MeterSecrets;
   readonly #snapshots: SnapshotSaver;
   readonly #ledger: MeterLedger;
   readonly #backfills = new Backfills();
@@ -125,6 +129,12 @@ export class World {
       log: this.log,
     });
     this.workers = new WorkerHub({ world: this, log: this.log });
+    this.#secrets = opts.meterSecrets ?? MeterSecrets.ephemeral();
+  }
+
+  /** [SNAP-8] Virtual meter `deviceId`'s MQTT password: derived, never stored. */
+  meterSecret(deviceId: string): string {
+    return this.#secrets.secretOf(deviceId);
   }
 
   /**
@@ -201,7 +211,8 @@ export class World {
     const deviceId = input.deviceId ?? (await this.#freshDeviceId());
     if (await this.store.getDevice(deviceId))
       throw new WorldError('conflict', `device ${deviceId} already exists`);
-    const secret = newToken('mqs');
+    // [SNAP-8] A virtual meter's password is derived; an external device's is random, stored hashed.
+    const secret = input.external ? newToken('mqs') : this.meterSecret(deviceId);
     const now = this.clock.now();
     const device = await this.store.createDevice(
       {
@@ -545,6 +556,7 @@ export class World {
       this.#accounts.set(d.deviceId, d.accountId);
     }
     const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
+    await this.#issueSecrets(devices, snapshots);
     await this.#ensureLogins(devices, snapshots);
     const starting = new Set<Promise<unknown>>();
     for (const device of devices) {
@@ -558,7 +570,8 @@ export class World {
         continue;
       }
       // A fleet worker's meter runs there; it comes back when that worker registers (src/workers).
-      const { host, secret } = JSON.parse(snap.state) as SnapshotBody;
+      const { host } = JSON.parse(snap.state) as SnapshotBody;
+      const secret = this.meterSecret(device.deviceId);
       if (host) {
         this.workers.adoptStored(device, snap, host.worker, secret);
         continue;
@@ -566,7 +579,7 @@ export class World {
       const restored = await restoreMeter(this.store, device, snap);
       if (restored.chargedBaseline) this.log('info', `${device.deviceId}: ${CHARGED_BASELINE}`);
       const kept = reuse.get(device.deviceId);
-      if (kept && restored.body.online && kept.secret === restored.body.secret) {
+      if (kept && restored.body.online && kept.secret === secret) {
         reuse.delete(device.deviceId);
         kept.meter.rebase(restored.state);
         this.#meta.set(device.deviceId, {
@@ -579,7 +592,7 @@ export class World {
       }
       const start = this.#startMeter(
         restored.state,
-        restored.body.secret,
+        secret,
         restored.ledgerSeq,
         device.pk,
         restored.body.online,
@@ -592,8 +605,34 @@ export class World {
   }
 
   /**
+   * [SNAP-8] Every virtual meter's stored hash made that of its derived password (a snapshot from
+   * another service, a key changed, a database of an earlier build), and a password an earlier build
+   * kept in a meter snapshot dropped from it.
+   */
+  async #issueSecrets(devices: DeviceRecord[], snapshots: Map<number, MeterSnapshot>): Promise<void> {
+    const virtual = devices.filter((d) => d.kind === 'virtual');
+    const changed = await this.store.setMqttSecretHashes(
+      virtual.map((d) => ({ deviceId: d.deviceId, hash: hashSecret(this.meterSecret(d.deviceId)) })),
+    );
+    if (changed > 0)
+      this.log('info', `${changed} virtual meters' MQTT passwords issued from this service's meter key`);
+    const plain = [];
+    for (const d of virtual) {
+      const snap = snapshots.get(d.pk);
+      if (!snap) continue;
+      const body = JSON.parse(snap.state) as SnapshotBody;
+      if (body.secret === undefined) continue;
+      const { secret: _dropped, ...rest } = body;
+      const stripped = { ...snap, state: JSON.stringify(rest) };
+      snapshots.set(d.pk, stripped);
+      plain.push(stripped);
+    }
+    if (plain.length > 0) await this.store.saveMeterSnapshots(plain);
+  }
+
+  /**
    * A broker that keeps logins itself (Mosquitto's dynamic security) may have lost or never had a
-   * virtual meter's: each is made again from the secret in its snapshot, all at once (the dynsec client
+   * virtual meter's: each is made again from its derived password, all at once (the dynsec client
    * batches them). External devices' secrets are stored only hashed, so theirs cannot be: they live on
    * in the broker's own file (docs/brokers.md).
    */
@@ -601,11 +640,9 @@ export class World {
     const logins = this.#opts.meterLogins;
     if (!logins) return;
     const made: Promise<void>[] = [];
-    for (const device of devices) {
-      const snap = device.kind === 'virtual' ? snapshots.get(device.pk) : undefined;
-      const secret = snap ? (JSON.parse(snap.state) as Partial<SnapshotBody>).secret : undefined;
-      if (typeof secret === 'string') made.push(logins.addMeter(device.deviceId, secret, { restore: true }));
-    }
+    for (const device of devices)
+      if (device.kind === 'virtual' && snapshots.has(device.pk))
+        made.push(logins.addMeter(device.deviceId, this.meterSecret(device.deviceId), { restore: true }));
     await Promise.all(made);
   }
 

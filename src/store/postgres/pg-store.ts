@@ -184,6 +184,9 @@ export class PostgresStore implements Store {
   updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null> {
     return this.#devices.update(deviceId, patch);
   }
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<number> {
+    return this.#devices.setMqttSecretHashes(hashes);
+  }
   mqttSecretHash(deviceId: string): Promise<string | null> {
     return this.#devices.mqttSecretHash(deviceId);
   }

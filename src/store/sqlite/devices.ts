@@ -60,8 +60,10 @@ export class Spaces {
   /** Read-through cache (every GET of a space reads it), dropped when another process writes. */
   readonly #byId: Map<number, Space>;
   readonly #writers: OtherWriters;
+  readonly #db: Database.Database;
 
   constructor(db: Database.Database, writers: OtherWriters) {
+    this.#db = db;
     this.#writers = writers;
     this.#byId = writers.track(new Map());
     this.#insert = db.prepare(`
@@ -116,8 +118,10 @@ export class Devices {
   readonly #byId: Map<string, DeviceRecord>;
   readonly #bySpace: Map<number, readonly DeviceRecord[]>;
   readonly #writers: OtherWriters;
+  readonly #db: Database.Database;
 
   constructor(db: Database.Database, writers: OtherWriters) {
+    this.#db = db;
     this.#writers = writers;
     this.#byId = writers.track(new Map());
     this.#bySpace = writers.track(new Map());
@@ -206,6 +210,17 @@ export class Devices {
     this.#byId.delete(deviceId);
     if (row?.space_id != null) this.#bySpace.delete(row.space_id);
     return row ? toDevice(row) : null;
+  }
+
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): number {
+    const set = this.#db.prepare(
+      'UPDATE devices SET mqtt_secret_hash = ? WHERE device_id = ? AND mqtt_secret_hash <> ?',
+    );
+    return this.#db.transaction(() => {
+      let changed = 0;
+      for (const { deviceId, hash } of hashes) changed += set.run(hash, deviceId, hash).changes;
+      return changed;
+    })();
   }
 
   mqttSecretHash(deviceId: string): string | null {
