@@ -68,8 +68,11 @@ export class WorldSnapshots {
       const info = await checkedSnapshot(w.store, name);
       const from = w.clock.now();
       await w.reload(async () => {
-        if (!(await w.store.restoreWorldSnapshot(name, KEEP_ON_RESTORE)))
-          throw new WorldError('not_found', `snapshot ${name} not found`);
+        const restored = await w.store.restoreWorldSnapshot(name, KEEP_ON_RESTORE).catch((err) => {
+          if (err instanceof SnapshotFileError) throw new WorldError('invalid', err.message);
+          throw err;
+        });
+        if (!restored) throw new WorldError('not_found', `snapshot ${name} not found`);
         return { clock: info.clock, speed: info.speed };
       });
       w.bus.emit('world.restored', { name, from, to: w.clock.now(), devices: info.devices });

@@ -5,8 +5,12 @@ import { rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SnapshotFileError } from '../errors.ts';
 import { migrate } from '../sqlite/migrations.ts';
-import { checkSnapshotFile, openSnapshotFile } from '../sqlite/snapshot-file.ts';
-import { readSnapshotMeta, writeSnapshotMeta } from '../sqlite/world-snapshots.ts';
+import {
+  checkSnapshotFile,
+  openSnapshotFile,
+  readSnapshotMeta,
+  writeSnapshotMeta,
+} from '../sqlite/snapshot-file.ts';
 import type { WorldSnapshotInfo } from '../types.ts';
 import { WORLD_TABLES } from '../world-tables.ts';
 import type { PgWorldSnapshots } from './world-snapshots.ts';

@@ -7,7 +7,8 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SnapshotFileError } from '../errors.ts';
-import { WORLD_TABLES } from '../world-tables.ts';
+import type { WorldSnapshotInfo, WorldSnapshotMeta } from '../types.ts';
+import { SNAPSHOT_CLOCK_MAX, SNAPSHOT_CLOCK_MIN, WORLD_TABLES } from '../world-tables.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
 
 export const META_TABLE = 'world_snapshot';
@@ -230,6 +231,10 @@ export function checkSnapshotValues(db: Database.Database): void {
   }
   const metaRows = db.prepare(`SELECT count(*) AS n FROM ${META_TABLE}`).pluck().get() as number;
   if (metaRows !== 1) problems.push(`${META_TABLE} holds ${metaRows} rows, not 1`);
+  else if (problems.length === 0 && !readSnapshotMeta(db))
+    problems.push(
+      `${META_TABLE}'s clock or created_at is outside 2000-01-01..2100-01-01, or its speed no finite number`,
+    );
   if (problems.length > 0) refuse(problems, 'the snapshot holds values this build cannot take');
 }
 
@@ -245,4 +250,53 @@ export function checkSnapshotFile(file: string): void {
   } finally {
     db.close();
   }
+}
+
+interface MetaRow {
+  name: string;
+  created_at: number;
+  clock: number;
+  speed: number;
+  devices: number;
+  readings: number;
+}
+
+/** The row that makes a meterstack database a world snapshot. */
+export function writeSnapshotMeta(
+  db: Database.Database,
+  m: WorldSnapshotMeta & { name: string; devices: number; readings: number },
+): void {
+  db.exec(META_DDL);
+  db.prepare(`INSERT INTO ${META_TABLE} VALUES (?, ?, ?, ?, ?, ?)`).run(
+    m.name,
+    m.createdAt,
+    m.clock,
+    m.speed,
+    m.devices,
+    m.readings,
+  );
+}
+
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+const isTime = (v: unknown) => isInt(v) && v >= SNAPSHOT_CLOCK_MIN && v < SNAPSHOT_CLOCK_MAX;
+
+/**
+ * What a snapshot file says of itself; null when it has no meta row, or one whose values are not of
+ * their kind (times outside SNAPSHOT_CLOCK_MIN..MAX, a speed that is no finite number): a list never
+ * fails on one file [SNAP-5]. The world checks the same values against the live routes' bounds.
+ */
+export function readSnapshotMeta(db: Database.Database): Omit<WorldSnapshotInfo, 'bytes'> | null {
+  const m = db.prepare(`SELECT * FROM ${META_TABLE}`).get() as MetaRow | undefined;
+  if (!m) return null;
+  if (!isTime(m.clock) || !isTime(m.created_at) || typeof m.speed !== 'number' || !Number.isFinite(m.speed))
+    return null;
+  if (!isInt(m.devices) || !isInt(m.readings) || typeof m.name !== 'string') return null;
+  return {
+    name: m.name,
+    createdAt: m.created_at,
+    clock: m.clock,
+    speed: m.speed,
+    devices: m.devices,
+    readings: m.readings,
+  };
 }

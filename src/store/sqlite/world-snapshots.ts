@@ -32,18 +32,11 @@ import {
   SNAPSHOT_CLOCK_MIN,
   WORLD_TABLES,
 } from '../world-tables.ts';
-import { checkSnapshotFile, META_DDL, META_TABLE, openSnapshotFile } from './snapshot-file.ts';
+import { checkSnapshotFile, openSnapshotFile, readSnapshotMeta, writeSnapshotMeta } from './snapshot-file.ts';
 
 const SUFFIX = '.sqlite';
-
-interface MetaRow {
-  name: string;
-  created_at: number;
-  clock: number;
-  speed: number;
-  devices: number;
-  readings: number;
-}
+/** Tables that are their own key's B-tree and have no other index (migrations.ts). */
+const BY_KEY = new Set(['samples', 'samples_15m', 'samples_1d']);
 
 export class SqliteWorldSnapshots {
   readonly #db: Database.Database;
@@ -109,9 +102,12 @@ export class SqliteWorldSnapshots {
 
   /** The snapshot's devices, meters and ledger, read with none of the file's SQL able to run [SNAP-1]. */
   read(name: string): WorldSnapshotContents | null {
+    const file = this.#file(name);
+    if (!existsSync(file)) return null;
+    this.#check(file); // a file of no valid meta row is refused here, by name of what is wrong
     const info = this.get(name);
     if (!info) return null;
-    const db = openSnapshotFile(this.#file(name));
+    const db = openSnapshotFile(file);
     try {
       return {
         info,
@@ -173,8 +169,19 @@ export class SqliteWorldSnapshots {
    * constraints aborts the whole transaction. `serve --from-snapshot` too.
    */
   restoreFile(file: string, keep: readonly string[]): void {
-    checkSnapshotFile(file);
+    this.#check(file);
     this.#restoreByCopy(file, keep);
+  }
+
+  /** The last file that passed checkSnapshotFile, as it was then: a restore right after a read checks once. */
+  #checked: string | null = null;
+
+  #check(file: string): void {
+    const s = statSync(file);
+    const seen = `${file}\0${s.ino}\0${s.size}\0${s.mtimeMs}`;
+    if (this.#checked === seen) return;
+    checkSnapshotFile(file);
+    this.#checked = seen;
   }
 
   /** ATTACH the (checked) file and copy every world table's rows in one transaction. */
@@ -245,55 +252,18 @@ export class SqliteWorldSnapshots {
   }
 }
 
-/** The row that makes a meterstack database a world snapshot. */
-export function writeSnapshotMeta(
-  db: Database.Database,
-  m: WorldSnapshotMeta & { name: string; devices: number; readings: number },
-): void {
-  db.exec(META_DDL);
-  db.prepare(`INSERT INTO ${META_TABLE} VALUES (?, ?, ?, ?, ?, ?)`).run(
-    m.name,
-    m.createdAt,
-    m.clock,
-    m.speed,
-    m.devices,
-    m.readings,
-  );
-}
-
-const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
-const isTime = (v: unknown) => isInt(v) && v >= SNAPSHOT_CLOCK_MIN && v < SNAPSHOT_CLOCK_MAX;
-
-/**
- * What a snapshot file says of itself; null when it has no meta row, or one whose values are not of
- * their kind (times outside SNAPSHOT_CLOCK_MIN..MAX, a speed that is no finite number): a list never
- * fails on one file [SNAP-5]. The world checks the same values against the live routes' bounds.
- */
-export function readSnapshotMeta(db: Database.Database): Omit<WorldSnapshotInfo, 'bytes'> | null {
-  const m = db.prepare(`SELECT * FROM ${META_TABLE}`).get() as MetaRow | undefined;
-  if (!m) return null;
-  if (!isTime(m.clock) || !isTime(m.created_at) || typeof m.speed !== 'number' || !Number.isFinite(m.speed))
-    return null;
-  if (!isInt(m.devices) || !isInt(m.readings) || typeof m.name !== 'string') return null;
-  return {
-    name: m.name,
-    createdAt: m.created_at,
-    clock: m.clock,
-    speed: m.speed,
-    devices: m.devices,
-    readings: m.readings,
-  };
-}
-
 /** The world tables emptied, then (from schema `from`, if any) filled; inside the caller's transaction. */
 function replaceWorld(db: Database.Database, keep: readonly string[], from: string | null): void {
   db.exec('DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete;');
   for (const table of [...WORLD_TABLES].reverse()) db.exec(`DELETE FROM main.${table}`);
-  // [SNAP-2] `WHERE true`: row by row into the live tables, their constraints and indexes built here
-  // (SQLite's transfer optimization would copy the file's index pages as they are).
+  // [SNAP-2] Row by row into the live tables (`WHERE true`), their constraints checked and their
+  // indexes built here: SQLite's transfer optimization would copy the file's index pages as they are.
+  // The readings' tables have no index but their own key (WITHOUT ROWID), so they are copied by it.
   if (from)
     for (const table of WORLD_TABLES)
-      db.exec(`INSERT INTO main.${table} SELECT * FROM ${from}.${table} WHERE true`);
+      db.exec(
+        `INSERT INTO main.${table} SELECT * FROM ${from}.${table}${BY_KEY.has(table) ? '' : ' WHERE true'}`,
+      );
   const marks = keep.map(() => '?').join(', ');
   db.prepare(`DELETE FROM main.settings WHERE key NOT IN (${marks || 'NULL'})`).run(...keep);
   if (from)
@@ -302,3 +272,5 @@ function replaceWorld(db: Database.Database, keep: readonly string[], from: stri
     ).run(...keep);
   db.exec(LEDGER_TRIGGERS_SQLITE);
 }
+
+export { readSnapshotMeta, writeSnapshotMeta };
