@@ -274,9 +274,9 @@ export interface Store extends WorldSnapshotStore {
   mqttSecretHash(deviceId: string): Promise<string | null>;
   /**
    * [SNAP-8] Sets each named device's MQTT secret hash where it differs (virtual meters' derived
-   * passwords, at open and after a restore), in one transaction; returns how many changed.
+   * passwords, at open and after a restore), in one transaction; returns the ids of those changed.
    */
-  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<number>;
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<string[]>;
 
   /** Idempotent by (devicePk, ts): a sample delivered twice is stored once. Returns rows newly written. */
   insertSamples(rows: readonly SampleRow[]): Promise<number>;

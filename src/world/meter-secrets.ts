@@ -7,6 +7,10 @@
 
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { DeviceRecord, MeterSnapshot, Store } from '../store/types.ts';
+import type { SnapshotBody } from './meter-snapshot.ts';
+import { hashSecret } from './secrets.ts';
+import type { Log } from './types.ts';
 
 /** Derives each virtual meter's MQTT password from one key. */
 export class MeterSecrets {
@@ -49,4 +53,35 @@ export function loadMeterSecrets(o: { given?: string; sqliteFile?: string }): Me
   if (key.length < 16)
     throw new TypeError(`${file} holds no meter key (16+ characters); delete it to make one`);
   return new MeterSecrets(Buffer.from(key, 'utf8'));
+}
+
+/**
+ * [SNAP-8] Every virtual meter's stored hash made that of its derived password (a snapshot from
+ * another service, a key changed, a database of an earlier build), and a password an earlier build kept
+ * in a meter snapshot dropped from it (`snapshots` updated too). Returns the ids whose hash changed.
+ */
+export async function issueMeterSecrets(
+  store: Pick<Store, 'setMqttSecretHashes' | 'saveMeterSnapshots'>,
+  secrets: MeterSecrets,
+  devices: readonly DeviceRecord[],
+  snapshots: Map<number, MeterSnapshot>,
+  log: Log,
+): Promise<Set<string>> {
+  const virtual = devices.filter((d) => d.kind === 'virtual');
+  const changed = await store.setMqttSecretHashes(
+    virtual.map((d) => ({ deviceId: d.deviceId, hash: hashSecret(secrets.secretOf(d.deviceId)) })),
+  );
+  if (changed.length > 0)
+    log('info', `${changed.length} virtual meters' MQTT passwords issued from this service's meter key`);
+  const plain: MeterSnapshot[] = [];
+  for (const d of virtual) {
+    const snap = snapshots.get(d.pk);
+    if (!snap || !snap.state.includes('"secret"')) continue;
+    const { secret: _dropped, ...rest } = JSON.parse(snap.state) as SnapshotBody;
+    const stripped = { ...snap, state: JSON.stringify(rest) };
+    snapshots.set(d.pk, stripped);
+    plain.push(stripped);
+  }
+  if (plain.length > 0) await store.saveMeterSnapshots(plain);
+  return new Set(changed);
 }

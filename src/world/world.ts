@@ -23,7 +23,7 @@ import {
 } from './clock-anchor.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
-import { MeterSecrets } from './meter-secrets.ts';
+import { issueMeterSecrets, MeterSecrets } from './meter-secrets.ts';
 import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
 import { newMeterPlan } from './new-meter.ts';
 import { type ReplaceInput, type ReplaceResult, replaceVirtualMeter } from './replace.ts';
@@ -556,8 +556,8 @@ export class World {
       this.#accounts.set(d.deviceId, d.accountId);
     }
     const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
-    await this.#issueSecrets(devices, snapshots);
-    await this.#ensureLogins(devices, snapshots);
+    const issued = await issueMeterSecrets(this.store, this.#secrets, devices, snapshots, this.log);
+    await this.#ensureLogins(devices, snapshots, issued);
     const starting = new Set<Promise<unknown>>();
     for (const device of devices) {
       if (device.kind !== 'virtual') continue;
@@ -605,44 +605,25 @@ export class World {
   }
 
   /**
-   * [SNAP-8] Every virtual meter's stored hash made that of its derived password (a snapshot from
-   * another service, a key changed, a database of an earlier build), and a password an earlier build
-   * kept in a meter snapshot dropped from it.
-   */
-  async #issueSecrets(devices: DeviceRecord[], snapshots: Map<number, MeterSnapshot>): Promise<void> {
-    const virtual = devices.filter((d) => d.kind === 'virtual');
-    const changed = await this.store.setMqttSecretHashes(
-      virtual.map((d) => ({ deviceId: d.deviceId, hash: hashSecret(this.meterSecret(d.deviceId)) })),
-    );
-    if (changed > 0)
-      this.log('info', `${changed} virtual meters' MQTT passwords issued from this service's meter key`);
-    const plain = [];
-    for (const d of virtual) {
-      const snap = snapshots.get(d.pk);
-      if (!snap) continue;
-      const body = JSON.parse(snap.state) as SnapshotBody;
-      if (body.secret === undefined) continue;
-      const { secret: _dropped, ...rest } = body;
-      const stripped = { ...snap, state: JSON.stringify(rest) };
-      snapshots.set(d.pk, stripped);
-      plain.push(stripped);
-    }
-    if (plain.length > 0) await this.store.saveMeterSnapshots(plain);
-  }
-
-  /**
    * A broker that keeps logins itself (Mosquitto's dynamic security) may have lost or never had a
    * virtual meter's: each is made again from its derived password, all at once (the dynsec client
-   * batches them). External devices' secrets are stored only hashed, so theirs cannot be: they live on
-   * in the broker's own file (docs/brokers.md).
+   * batches them); one whose password was just issued (`issued`) has it set, the others are left as
+   * they are. External devices' secrets are stored only hashed, so theirs cannot be: they live on in
+   * the broker's own file (docs/brokers.md).
    */
-  async #ensureLogins(devices: DeviceRecord[], snapshots: Map<number, MeterSnapshot>): Promise<void> {
+  async #ensureLogins(
+    devices: DeviceRecord[],
+    snapshots: Map<number, MeterSnapshot>,
+    issued: Set<string>,
+  ): Promise<void> {
     const logins = this.#opts.meterLogins;
     if (!logins) return;
     const made: Promise<void>[] = [];
-    for (const device of devices)
-      if (device.kind === 'virtual' && snapshots.has(device.pk))
-        made.push(logins.addMeter(device.deviceId, this.meterSecret(device.deviceId), { restore: true }));
+    for (const d of devices)
+      if (d.kind === 'virtual' && snapshots.has(d.pk))
+        made.push(
+          logins.addMeter(d.deviceId, this.meterSecret(d.deviceId), { restore: !issued.has(d.deviceId) }),
+        );
     await Promise.all(made);
   }
 

@@ -184,7 +184,7 @@ export class PostgresStore implements Store {
   updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null> {
     return this.#devices.update(deviceId, patch);
   }
-  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<number> {
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<string[]> {
     return this.#devices.setMqttSecretHashes(hashes);
   }
   mqttSecretHash(deviceId: string): Promise<string | null> {

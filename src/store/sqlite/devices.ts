@@ -212,15 +212,13 @@ export class Devices {
     return row ? toDevice(row) : null;
   }
 
-  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): number {
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): string[] {
     const set = this.#db.prepare(
       'UPDATE devices SET mqtt_secret_hash = ? WHERE device_id = ? AND mqtt_secret_hash <> ?',
     );
-    return this.#db.transaction(() => {
-      let changed = 0;
-      for (const { deviceId, hash } of hashes) changed += set.run(hash, deviceId, hash).changes;
-      return changed;
-    })();
+    return this.#db.transaction(() =>
+      hashes.filter(({ deviceId, hash }) => set.run(hash, deviceId, hash).changes > 0).map((h) => h.deviceId),
+    )();
   }
 
   mqttSecretHash(deviceId: string): string | null {

@@ -179,7 +179,7 @@ export class SqliteStore implements Store {
   async updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null> {
     return this.#devices.update(deviceId, patch);
   }
-  async setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<number> {
+  async setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<string[]> {
     return this.#devices.setMqttSecretHashes(hashes);
   }
   async mqttSecretHash(deviceId: string): Promise<string | null> {
