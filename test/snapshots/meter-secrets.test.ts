@@ -12,6 +12,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TestClients } from '../../src/broker/test-helpers.ts';
 import { dbBackends, freshDb, queryDb } from '../helpers/db.ts';
+import { skipWithoutMosquitto, startMosquitto } from '../helpers/mosquitto.ts';
 import { ADMIN_TOKEN, ok, startTestService, type TestService, tempDir } from '../helpers/service.ts';
 import { type Tenant, tenant } from '../helpers/v2.ts';
 
@@ -41,6 +42,14 @@ function strings(file: string): Set<string> {
     db.close();
   }
   return found;
+}
+
+/** Whether the virtual meter is connected to its broker (waiting up to 5 s for it). */
+async function connected(t: TestService, id: string): Promise<boolean> {
+  for (const until = Date.now() + 5_000; ; await new Promise((r) => setTimeout(r, 50))) {
+    const m = ok(await t.sim<{ online: boolean; connected: boolean }>('GET', `/devices/${id}`));
+    if ((m.online && m.connected) || Date.now() > until) return m.online && m.connected;
+  }
 }
 
 /** Runs SQL on a stopped service's store (the test playing an earlier build). */
@@ -75,8 +84,7 @@ describe.each(await dbBackends())("virtual meters' MQTT passwords on $name [SNAP
     if (fresh) removes.push(fresh.remove);
     return startTestService({ db: db ?? fresh!.db, speed: 0, clockStart: START });
   };
-  const online = async (s: TestService, id: string) =>
-    ok(await s.sim<{ online: boolean }>('GET', `/devices/${id}`)).online;
+  const online = connected;
   const refused = (s: TestService, username: string, password: string) => {
     const c = new TestClients(s.svc.mqttUrl);
     clients.push(c);
@@ -173,5 +181,44 @@ describe.each(await dbBackends())("virtual meters' MQTT passwords on $name [SNAP
       expect(statSync(key).mode & 0o777).toBe(0o600);
       expect(readFileSync(file).includes(Buffer.from(readFileSync(key, 'utf8').trim()))).toBe(false);
     },
+  );
+});
+
+describe('a broker that keeps logins itself (Mosquitto, dynamic security) [SNAP-8]', () => {
+  it.skipIf(skipWithoutMosquitto)(
+    'a meter key changed between two starts: the meter login is set to the new password and the meter connects',
+    async () => {
+      const mosquitto = await startMosquitto({});
+      const dir = tempDir('meterstack-dynsec-key-');
+      const db = join(dir.dir, 'meterstack.db');
+      const config = {
+        db,
+        broker: mosquitto.brokerUrl,
+        brokerLogins: 'dynsec' as const,
+        speed: 0,
+        clockStart: START,
+      };
+      try {
+        let t = await startTestService({ ...config, meterKey: 'the-first-meter-key' });
+        const a = await tenant(t.sim, { balance: 1_000 });
+        await t.svc.close();
+        t = await startTestService({ ...config, meterKey: 'a-second-meter-key' });
+        try {
+          expect(await connected(t, a.deviceId)).toBe(true);
+          // The first key's password (the one provisioning answered) opens nothing any more.
+          const c = new TestClients(mosquitto.url);
+          expect(
+            await c.refused({ clientId: a.deviceId, username: a.deviceId, password: a.mqtt.password }),
+          ).toBe(5);
+          await c.endAll();
+        } finally {
+          await t.svc.close();
+        }
+      } finally {
+        await mosquitto.stop();
+        dir.remove();
+      }
+    },
+    90_000,
   );
 });
