@@ -251,6 +251,32 @@ describe.each(await dbBackends())('hostile snapshot files on $name', ({ name }) 
     expect((after.snapshots.data as { name: string }[]).map((s) => s.name)).toEqual(['good']);
   }, 120_000);
 
+  it('broken files: cut in half, a malformed schema, a UTF-16 database, empty: 422, never a 500 [SNAP-1]', async () => {
+    const before = await world();
+    const utf16 = join(files.dir, 'utf16.sqlite');
+    const u = new Database(utf16);
+    u.pragma("encoding = 'UTF-16le'");
+    u.exec('CREATE TABLE world_snapshot (name TEXT)');
+    u.close();
+    const bodies: [string, Buffer][] = [
+      ['cut in half', good.subarray(0, Math.floor(good.length / 2))],
+      [
+        'a malformed schema',
+        edited(
+          "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = 'CREATE TABLE (' WHERE name = 'spaces'",
+        ),
+      ],
+      ['UTF-16', readFileSync(utf16)],
+      ['one byte', Buffer.from([0])],
+    ];
+    for (const [label, body] of bodies) {
+      const res = await raw(t, 'POST', `/snapshots/import?name=broken-${n++}`, body);
+      expect(res.status, `${label}: ${JSON.stringify(res.body)}`).toBe(422);
+      expect(JSON.stringify(res.body)).not.toContain(tmpdir());
+    }
+    expect(await world()).toEqual(before);
+  }, 60_000);
+
   it('the good file still goes in and restores: the checks refuse only what is wrong', async () => {
     const res = await raw(t, 'POST', '/snapshots/import?name=good-again', good);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
