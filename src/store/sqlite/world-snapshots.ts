@@ -11,14 +11,16 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreConflictError } from '../errors.ts';
+import { SnapshotFileError, StoreConflictError } from '../errors.ts';
 import type {
   LedgerEntry,
   MeterSnapshot,
@@ -32,7 +34,14 @@ import {
   SNAPSHOT_CLOCK_MIN,
   WORLD_TABLES,
 } from '../world-tables.ts';
-import { checkSnapshotFile, openSnapshotFile, readSnapshotMeta, writeSnapshotMeta } from './snapshot-file.ts';
+import {
+  checkSnapshotFile,
+  checkSnapshotSchema,
+  checkSnapshotValues,
+  openSnapshotFile,
+  readSnapshotMeta,
+  writeSnapshotMeta,
+} from './snapshot-file.ts';
 
 const SUFFIX = '.sqlite';
 /** Tables that are their own key's B-tree and have no other index (migrations.ts). */
@@ -78,6 +87,7 @@ export class SqliteWorldSnapshots {
       snap.close();
     }
     renameSync(part, file);
+    writeFileSync(`${file}.checked`, stamp(file)); // its rows are this store's own
     return this.#info(file)!;
   }
 
@@ -97,6 +107,7 @@ export class SqliteWorldSnapshots {
     const file = this.#file(name);
     if (!existsSync(file)) return false;
     rmSync(file);
+    rmSync(`${file}.checked`, { force: true });
     return true;
   }
 
@@ -148,40 +159,47 @@ export class SqliteWorldSnapshots {
     mkdirSync(this.#dir, { recursive: true });
     copyFileSync(from, `${file}.part`);
     renameSync(`${file}.part`, file);
+    writeFileSync(`${file}.checked`, stamp(file));
     return this.#info(file)!;
   }
 
   /**
-   * Replaces every world table's rows by the snapshot's in one transaction; settings in `keep` keep
-   * their present value. null when there is no such snapshot. The file is checked again first (it may
-   * have been taken in by an earlier build, unchecked).
+   * [SNAP-1] [SNAP-2] Replaces every world table's rows by the snapshot's in one transaction, rows of
+   * the checked file copied into the live schema, never the file's schema: the live database keeps its
+   * own tables, indexes and ledger triggers, and a row that breaks one of its constraints aborts the
+   * whole transaction. Settings in `keep` keep their present value. null when there is no such
+   * snapshot. The file is checked first (it may have been taken in by an earlier build, unchecked).
    */
   async restore(name: string, keep: readonly string[]): Promise<WorldSnapshotInfo | null> {
+    const file = this.#file(name);
+    if (!existsSync(file)) return null;
+    this.#check(file);
     const info = this.get(name);
     if (!info) return null;
-    this.restoreFile(this.#file(name), keep);
+    this.#restoreByCopy(file, keep);
     return info;
   }
 
   /**
-   * [SNAP-1] [SNAP-2] Rows of a checked file copied into the live schema, never the file's schema: the
-   * live database keeps its own tables, indexes and ledger triggers, and a row that breaks one of its
-   * constraints aborts the whole transaction. `serve --from-snapshot` too.
+   * [SNAP-1..3] A snapshot file is checked in full once: a file this store wrote (save) or took in
+   * (import, after its check) gets a `.checked` note of its inode, size and mtime beside it; a restore
+   * of a file so noted re-checks its schema only (milliseconds), any other file (or one changed since)
+   * in full (its every row: about as long as the copy itself, bench/snapshots.ts).
    */
-  restoreFile(file: string, keep: readonly string[]): void {
-    this.#check(file);
-    this.#restoreByCopy(file, keep);
-  }
-
-  /** The last file that passed checkSnapshotFile, as it was then: a restore right after a read checks once. */
-  #checked: string | null = null;
-
   #check(file: string): void {
-    const s = statSync(file);
-    const seen = `${file}\0${s.ino}\0${s.size}\0${s.mtimeMs}`;
-    if (this.#checked === seen) return;
-    checkSnapshotFile(file);
-    this.#checked = seen;
+    const db = openSnapshotFile(file);
+    try {
+      checkSnapshotSchema(db);
+      const note = `${file}.checked`;
+      if (existsSync(note) && readFileSync(note, 'utf8') === stamp(file)) return;
+      checkSnapshotValues(db);
+    } catch (err) {
+      if (err instanceof SnapshotFileError) throw err;
+      throw new SnapshotFileError(`the file cannot be read as a world snapshot (${(err as Error).message})`);
+    } finally {
+      db.close();
+    }
+    writeFileSync(`${file}.checked`, stamp(file));
   }
 
   /** ATTACH the (checked) file and copy every world table's rows in one transaction. */
@@ -274,3 +292,9 @@ function replaceWorld(db: Database.Database, keep: readonly string[], from: stri
 }
 
 export { readSnapshotMeta, writeSnapshotMeta };
+
+/** What a `.checked` note says of the file it is beside: the file as it was when checked. */
+function stamp(file: string): string {
+  const s = statSync(file);
+  return `${s.ino} ${s.size} ${s.mtimeMs}`;
+}
