@@ -76,7 +76,7 @@ export async function issueMeterSecrets(
   const plain: MeterSnapshot[] = [];
   for (const d of virtual) {
     const snap = snapshots.get(d.pk);
-    if (!snap || !snap.state.includes('"secret"')) continue;
+    if (!snap?.state.includes('"secret"')) continue;
     const { secret: _dropped, ...rest } = JSON.parse(snap.state) as SnapshotBody;
     const stripped = { ...snap, state: JSON.stringify(rest) };
     snapshots.set(d.pk, stripped);

@@ -60,10 +60,8 @@ export class Spaces {
   /** Read-through cache (every GET of a space reads it), dropped when another process writes. */
   readonly #byId: Map<number, Space>;
   readonly #writers: OtherWriters;
-  readonly #db: Database.Database;
 
   constructor(db: Database.Database, writers: OtherWriters) {
-    this.#db = db;
     this.#writers = writers;
     this.#byId = writers.track(new Map());
     this.#insert = db.prepare(`

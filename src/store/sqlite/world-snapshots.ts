@@ -28,12 +28,7 @@ import type {
   WorldSnapshotInfo,
   WorldSnapshotMeta,
 } from '../types.ts';
-import {
-  LEDGER_TRIGGERS_SQLITE,
-  SNAPSHOT_CLOCK_MAX,
-  SNAPSHOT_CLOCK_MIN,
-  WORLD_TABLES,
-} from '../world-tables.ts';
+import { LEDGER_TRIGGERS_SQLITE, WORLD_TABLES } from '../world-tables.ts';
 import {
   checkSnapshotFile,
   checkSnapshotSchema,
@@ -50,7 +45,6 @@ const BY_KEY = new Set(['samples', 'samples_15m', 'samples_1d']);
 export class SqliteWorldSnapshots {
   readonly #db: Database.Database;
   readonly #dir: string;
-  readonly #path: string;
   /** Called after a restore or reset replaced rows behind the read-through caches. */
   readonly #replaced: () => void;
 
@@ -59,7 +53,6 @@ export class SqliteWorldSnapshots {
     this.#dir =
       path === ':memory:' ? mkdtempSync(join(tmpdir(), 'meterstack-snapshots-')) : `${path}.snapshots`;
     this.#replaced = replaced;
-    this.#path = path;
   }
 
   #file(name: string): string {
