@@ -20,9 +20,11 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
 import { openStore } from './store/index.ts';
+import { isPostgresUrl } from './store/postgres/url.ts';
 import type { Store } from './store/types.ts';
 import { WorldOwnerLease } from './store/world-owner.ts';
 import { seedDemoWorld } from './world/demo.ts';
+import { loadMeterSecrets } from './world/meter-secrets.ts';
 import { secretMatches } from './world/secrets.ts';
 import { type Log, World } from './world/world.ts';
 
@@ -49,6 +51,11 @@ export interface ServiceConfig {
   /** Create the database file's directory (one level) if missing; else it must exist. Default false. */
   createDbDir?: boolean;
   adminToken: string;
+  /**
+   * [SNAP-8] The key virtual meters' MQTT passwords are derived from (16+ characters); default: the file
+   * `<db>.meter-key` beside a SQLite file, else one per process (meter-secrets.ts).
+   */
+  meterKey?: string;
   /** The demo account's API key. */
   apiKey: string;
   /**
@@ -276,6 +283,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     creditRetryMs: config.creditRetryMs,
     log,
     bus,
+    meterSecrets: loadMeterSecrets({ given: config.meterKey, sqliteFile: sqliteFileOf(config.db) }),
   });
   started.push(() => world.close());
   // A meter whose keep-alive ran out goes offline by its will, which alone would read as a dropped socket.
@@ -336,4 +344,11 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     },
   };
   return running;
+}
+
+/** The SQLite file behind a --db, or undefined (':memory:', PostgreSQL). */
+function sqliteFileOf(db: string): string | undefined {
+  if (isPostgresUrl(db)) return undefined;
+  const path = db.startsWith('sqlite:') ? db.slice('sqlite:'.length) : db;
+  return path === ':memory:' ? undefined : path;
 }

@@ -37,6 +37,9 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
                       the --db must hold no world yet; no demo world is made
   --admin-token T     token for /sim/v1 and the broker's admin login, at least 8 characters
                       (generated and printed if not given)                  METERSTACK_ADMIN_TOKEN
+  --meter-key K       key virtual meters' MQTT passwords are derived from, 16+ characters; default:
+                      the file <db>.meter-key beside a SQLite --db (made 0600), else one per
+                      process (PostgreSQL: give the same K to every world process)  METERSTACK_METER_KEY
   --api-key K         the demo account's API key (default msk_demo)         METERSTACK_API_KEY
   --speed N           run the virtual clock N times faster                  METERSTACK_SPEED
                       (default: the speed the database's clock last ran at, else 1)
@@ -86,6 +89,7 @@ const OPTIONS = {
   db: { type: 'string' },
   'from-snapshot': { type: 'string' },
   'admin-token': { type: 'string' },
+  'meter-key': { type: 'string' },
   'api-key': { type: 'string' },
   speed: { type: 'string' },
   'rate-limit': { type: 'string' },
@@ -247,6 +251,9 @@ export function parseServeConfig(
   const given = pick(values, env, 'admin-token');
   if (given !== undefined && given.length < 8)
     throw new ConfigError('--admin-token (METERSTACK_ADMIN_TOKEN) must be at least 8 characters');
+  const meterKey = pick(values, env, 'meter-key');
+  if (meterKey !== undefined && meterKey.length < 16)
+    throw new ConfigError('--meter-key (METERSTACK_METER_KEY) must be at least 16 characters');
   const apiKey = pick(values, env, 'api-key') ?? 'msk_demo';
   if (apiKey.length < 4 || apiKey.length > 200)
     throw new ConfigError('--api-key must be 4 to 200 characters');
@@ -304,6 +311,7 @@ export function parseServeConfig(
       // An API instance creates nothing: the world process made the store.
       createDbDir: db === DEFAULT_DB && !apiOnly,
       adminToken: given ?? `adm_${randomBytes(18).toString('base64url')}`,
+      meterKey,
       apiKey,
       speed,
       // A world from a snapshot is that world alone (spec-decisions 115).

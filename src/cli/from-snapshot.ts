@@ -7,7 +7,9 @@ import { basename } from 'node:path';
 import { SEQ_SETTING } from '../events/seq-reserve.ts';
 import { SnapshotFileError } from '../store/errors.ts';
 import { openStore } from '../store/index.ts';
-import { checkSnapshotFile } from '../store/sqlite/world-snapshots.ts';
+import { checkSnapshotFile } from '../store/sqlite/snapshot-file.ts';
+import { WorldError } from '../world/types.ts';
+import { checkedSnapshot } from '../world/world-snapshots.ts';
 
 /** What the service starts from: the snapshot's name (kept in the store) and its virtual time. */
 export interface Seeded {
@@ -21,7 +23,9 @@ export async function seedFromSnapshot(db: string, file: string, createDir: bool
   try {
     checkSnapshotFile(file);
   } catch (err) {
-    if (err instanceof SnapshotFileError) throw new FromSnapshotError(`--from-snapshot ${err.message}`);
+    // The path is the caller's own, so it is named here (an HTTP refusal never names one, SNAP-6).
+    if (err instanceof SnapshotFileError)
+      throw new FromSnapshotError(`--from-snapshot ${file}: ${err.message}`);
     throw err;
   }
   const store = await openStore(db, { createDir });
@@ -33,7 +37,16 @@ export async function seedFromSnapshot(db: string, file: string, createDir: bool
       );
     // Kept under its own name, so the starting world can be restored again later.
     const name = `start-${new Date().toISOString().replace(/[:]/g, '-')}`;
-    const info = await store.importWorldSnapshot(name, file);
+    await store.importWorldSnapshot(name, file);
+    // [SNAP-4] Its values as a restore through the API would check them; refused, nothing of it stays.
+    let info: Awaited<ReturnType<typeof checkedSnapshot>>;
+    try {
+      info = await checkedSnapshot(store, name);
+    } catch (err) {
+      await store.deleteWorldSnapshot(name);
+      if (err instanceof WorldError) throw new FromSnapshotError(`--from-snapshot: ${err.message}`);
+      throw err;
+    }
     await store.restoreWorldSnapshot(name, [SEQ_SETTING]);
     // The clock runs on from the snapshot's time, at its speed (a --speed given still wins).
     await store.setSetting('clock.offset', String(info.clock - Date.now()));

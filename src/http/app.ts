@@ -123,6 +123,7 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     adminToken: opts.adminToken,
     events,
     forward: opts.simForward,
+    snapshotFileLimit: limits.snapshotFileBytes,
   });
   return app;
 }

@@ -16,6 +16,11 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Open connections at most; at the cap a new one evicts the oldest slow or idle one. */
   maxConnections: number;
+  /**
+   * [SNAP-6] The largest snapshot file `POST /sim/v1/snapshots/import` takes (spec-decisions 114): a
+   * Content-Length over it is a 413 before the body is read; a body without one is counted as it comes.
+   */
+  snapshotFileBytes: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
@@ -23,6 +28,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1024,
+  snapshotFileBytes: 2 * 1024 ** 3,
 };
 
 export function checkHttpLimits(l: HttpLimits): HttpLimits {

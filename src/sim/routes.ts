@@ -36,6 +36,8 @@ export interface SimRoutesOptions {
    * Default: none, this process is the world.
    */
   forward?: SimForward;
+  /** The largest snapshot file an import takes (HttpLimits.snapshotFileBytes). */
+  snapshotFileLimit?: number;
 }
 
 const EXTERNAL_POLICY = 'An external meter keeps its own prepaid policy: leave prepaid_policy out';
@@ -68,7 +70,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   }
   eventRoutes(app, { views: opts.events, now });
   await workerRoutes(app, { world });
-  await app.register(snapshotRoutes, { world });
+  await app.register(snapshotRoutes, { world, limit: opts.snapshotFileLimit });
 
   /**
    * The virtual meter `id`. An external device exists but has no meter here: 409 `conflict` saying so

@@ -5,6 +5,15 @@ import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../firmware-protocol/mqtt/topics.ts';
 import { MODELS, MODES } from '../../simulator/meter/types.ts';
 import { positiveIntParam } from '../http/params.ts';
+import {
+  advanceSeconds,
+  loadWatts,
+  openingBalance,
+  rechargeAmount,
+  speed,
+  tariff,
+  telemetryPeriodS,
+} from '../world/bounds.ts';
 import { prepaidPolicyBody } from './policy-schemas.ts';
 
 const udf = z.string().max(255).nullable().optional();
@@ -31,8 +40,6 @@ export const spaceBody = z.strictObject({
   ...udfFields,
 });
 
-const tariff = z.number().int().min(0).max(100_000);
-
 export const deviceBody = z.strictObject({
   account_id: z.number().int().positive(),
   space_id: z.number().int().positive().nullable().optional(),
@@ -44,13 +51,13 @@ export const deviceBody = z.strictObject({
   description: z.string().max(2000).optional(),
   model: z.enum(MODELS).optional(),
   mode: z.enum(MODES).optional(),
-  balance: z.number().int().min(-100_000_000).max(100_000_000).optional(),
+  balance: openingBalance.optional(),
   eb_tariff: tariff.optional(),
   dg_tariff: tariff.optional(),
   active_tariff: z.union([z.literal(1), z.literal(2)]).optional(),
-  load_watts: z.number().min(0).max(100_000).optional(),
+  load_watts: loadWatts.optional(),
   load_profile: z.enum(['constant', 'household']).optional(),
-  telemetry_period_s: z.number().int().min(1).max(86_400).optional(),
+  telemetry_period_s: telemetryPeriodS.optional(),
   online: z.boolean().optional(),
   backfill_days: z.number().int().min(0).max(3660).optional(),
   backfill_period_s: z.number().int().min(60).max(86_400).optional(),
@@ -73,26 +80,20 @@ export const deviceBody = z.strictObject({
 export const deviceIdParams = z.object({ device_id: z.string().min(1).max(64) });
 export const onlineBody = z.strictObject({ online: z.boolean() });
 export const rechargeBody = z.strictObject({
-  amount: z.number().int().positive().max(100_000_000),
+  amount: rechargeAmount,
   transaction_id: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'String should be 1-64 characters of A-Z a-z 0-9 _ . : -'),
 });
 export const loadBody = z.strictObject({
-  watts: z.number().min(0).max(100_000),
+  watts: loadWatts,
   profile: z.enum(['constant', 'household']).optional(),
   power_factor: z.number().min(0.1).max(1).optional(),
 });
 export const buttonBody = z.strictObject({ hold_seconds: z.number().min(0).max(600) });
-export const advanceBody = z.strictObject({
-  seconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(10 * 366 * 86_400),
-});
+export const advanceBody = z.strictObject({ seconds: advanceSeconds });
 
 /** Virtual ms per wall ms; 0 freezes the clock. The same bound as `--speed`. */
-export const speedBody = z.strictObject({ speed: z.number().min(0).max(1_000_000) });
+export const speedBody = z.strictObject({ speed });
 
 export type DeviceBody = z.infer<typeof deviceBody>;

@@ -12,17 +12,18 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
+import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
 import type { WorldSnapshotInfo } from '../store/types.ts';
 import { toIstIso } from '../time/ist.ts';
 import type { ServiceWorld } from '../world/face.ts';
-import type { WorldSnapshots } from '../world/world-snapshots.ts';
+import { SNAPSHOT_NAME, type WorldSnapshots } from '../world/world-snapshots.ts';
 import { EXPORT_SNAPSHOT_DOC, simDoc } from './docs.ts';
 import { mapWorldError } from './world-errors.ts';
 
-/** [spec-decisions 114] The largest snapshot file an import takes (1,000 meters × 30 days is ~0.6 GB). */
-export const SNAPSHOT_FILE_LIMIT = 2 * 1024 ** 3;
-
-const name = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a snapshot name is 1-64 of A-Z a-z 0-9 _ . -');
+// [SNAP-7] One alphabet for names, the store's (world-tables.ts).
+const name = z
+  .string()
+  .regex(SNAPSHOT_NAME, 'a snapshot name is 1-64 of A-Z a-z 0-9 _ . -, starting with a letter or digit');
 const nameBody = z.strictObject({ name });
 const nameParams = z.object({ name });
 const importQuery = z.object({ name });
@@ -48,7 +49,7 @@ function tempFile(): { file: string; remove: () => void } {
 
 export async function snapshotRoutes(app: FastifyInstance, opts: { world: ServiceWorld; limit?: number }) {
   const { world } = opts;
-  const limit = opts.limit ?? SNAPSHOT_FILE_LIMIT;
+  const limit = opts.limit ?? DEFAULT_HTTP_LIMITS.snapshotFileBytes;
   const r = app.withTypeProvider<ZodTypeProvider>();
   const now = () => world.clock.now();
   const desk = (): WorldSnapshots => {
@@ -60,18 +61,25 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
     return world.snapshots;
   };
 
-  // The import body: any bytes, streamed to a temp file and counted; over `limit` a 413.
+  // [SNAP-6] The import body: any bytes, refused with 413 before a byte is read when its Content-Length
+  // says it is over `limit`, else streamed to a temp file and counted (a chunked body has no length),
+  // the temp file removed on a refusal. Fastify checks bodyLimit only for bodies it buffers itself.
+  const tooLarge = () => new ApiError('payload_too_large', `a snapshot file is at most ${limit} bytes`);
   app.addContentTypeParser(
     'application/octet-stream',
     { bodyLimit: limit },
-    async (_req: unknown, payload: NodeJS.ReadableStream) => {
+    async (
+      req: { headers: Record<string, string | string[] | undefined> },
+      payload: NodeJS.ReadableStream,
+    ) => {
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > limit) throw tooLarge();
       const tmp = tempFile();
       let bytes = 0;
       const count = new Transform({
         transform(chunk: Buffer, _enc, done) {
           bytes += chunk.length;
-          if (bytes > limit)
-            done(new ApiError('payload_too_large', `a snapshot file is at most ${limit} bytes`));
+          if (bytes > limit) done(tooLarge());
           else done(null, chunk);
         },
       });
@@ -79,9 +87,8 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
         await pipeline(payload, count, createWriteStream(tmp.file));
       } catch (err) {
         tmp.remove();
-        throw err instanceof ApiError
-          ? err
-          : new ApiError('payload_too_large', `a snapshot file is at most ${limit} bytes`);
+        // A client that hung up mid-body is answered (if at all) as too large: nothing of it is kept.
+        throw err instanceof ApiError ? err : tooLarge();
       }
       return tmp;
     },

@@ -136,4 +136,21 @@ describe.each(await storeBackends())('$name', ({ name }) => {
       );
     });
   });
+
+  it('[SNAP-8] setMqttSecretHashes changes only the hashes that differ, in one call, and names those devices', async () => {
+    const store = await stores.open();
+    const acme = await store.createAccount('acme', T0);
+    for (const id of ['M1', 'M2', 'M3'])
+      await store.createDevice(newDevice(acme.id, { deviceId: id, mqttSecretHash: `old-${id}` }), T0);
+    const changed = await store.setMqttSecretHashes([
+      { deviceId: 'M1', hash: 'new-M1' },
+      { deviceId: 'M2', hash: 'old-M2' },
+      { deviceId: 'NOPE', hash: 'x' },
+    ]);
+    expect(changed).toEqual(['M1']);
+    expect(await store.mqttSecretHash('M1')).toBe('new-M1');
+    expect(await store.mqttSecretHash('M2')).toBe('old-M2');
+    expect(await store.mqttSecretHash('M3')).toBe('old-M3');
+    expect(await store.setMqttSecretHashes([])).toEqual([]);
+  });
 });

@@ -243,6 +243,15 @@ export interface WorldSnapshotInfo extends WorldSnapshotMeta {
   bytes: number;
 }
 
+/** What a world snapshot holds that its values are checked by before a restore (SNAP-4). */
+export interface WorldSnapshotContents {
+  info: WorldSnapshotInfo;
+  devices: { pk: number; deviceId: string; kind: string }[];
+  meters: MeterSnapshot[];
+  /** Every ledger entry, by seq. */
+  ledger: LedgerEntry[];
+}
+
 /**
  * World snapshots (issue 12 §2): every world table (world-tables.ts) saved by name inside the store,
  * put back in one transaction, and carried between stores as a SQLite file (either backend).
@@ -261,6 +270,8 @@ export interface WorldSnapshotStore {
   deleteWorldSnapshot(name: string): Promise<boolean>;
   /** Writes the snapshot's portable file to `file`; false when there is no such snapshot. */
   exportWorldSnapshot(name: string, file: string): Promise<boolean>;
+  /** The snapshot's devices, meter snapshots and ledger, for the world's checks (SNAP-4); null if none. */
+  readWorldSnapshot(name: string): Promise<WorldSnapshotContents | null>;
   /** Takes a portable file in as snapshot `name`: SnapshotFileError if it is not one, StoreConflictError if the name exists. */
   importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo>;
   /** Empties every world table in one transaction; settings named in `keep` stay, the others go. */
@@ -294,6 +305,11 @@ export interface Store extends WorldSnapshotStore {
   listDevices(filter?: { accountId?: number; spaceId?: number }): Promise<DeviceRecord[]>;
   updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null>;
   mqttSecretHash(deviceId: string): Promise<string | null>;
+  /**
+   * [SNAP-8] Sets each named device's MQTT secret hash where it differs (virtual meters' derived
+   * passwords, at open and after a restore), in one transaction; returns the ids of those changed.
+   */
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<string[]>;
 
   /** Idempotent by (devicePk, ts): a sample delivered twice is stored once. Returns rows newly written. */
   insertSamples(rows: readonly SampleRow[]): Promise<number>;

@@ -18,8 +18,19 @@ export const WORLD_TABLES = [
   'register_continuity',
 ] as const;
 
-/** Snapshot names: what a file name and a URL segment can both carry as they are. */
-export const SNAPSHOT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/**
+ * [SNAP-7] Snapshot names: what a file name and a URL segment can both carry as they are, starting with
+ * a letter or digit (so never `.`, `..` or a hidden file), 1-64 characters.
+ */
+export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * [SNAP-4] The virtual times a snapshot may hold (its clock, when it was taken): 2000-01-01 to
+ * 2100-01-01 UTC, the years this service's dates are for. Beyond them a restored clock would make the
+ * meters catch up centuries of telemetry (issue 18 item 5).
+ */
+export const SNAPSHOT_CLOCK_MIN = Date.UTC(2000, 0, 1);
+export const SNAPSHOT_CLOCK_MAX = Date.UTC(2100, 0, 1);
 
 /** The ledger's append-only triggers: a restore or reset drops them inside its transaction and makes them again. */
 export const LEDGER_TRIGGERS_SQLITE = `

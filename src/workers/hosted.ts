@@ -7,7 +7,7 @@ import type { LoadProfile, MeterModel, MeterState } from '../../simulator/meter/
 import type { DeviceRecord, MeterSnapshot, Store } from '../store/types.ts';
 import { restoreMeter, type SnapshotBody } from '../world/meter-snapshot.ts';
 import { newMeterPlan } from '../world/new-meter.ts';
-import { hashSecret, newToken } from '../world/secrets.ts';
+import { hashSecret } from '../world/secrets.ts';
 import { WorldError } from '../world/types.ts';
 import { isWorkerMeterId, workerMeterId } from './leases.ts';
 
@@ -52,6 +52,8 @@ export interface HostingOptions {
   now: number;
   /** Whether the worker named so holds a live lease (another worker's meters are not taken from it). */
   alive(worker: string): boolean;
+  /** [SNAP-8] A virtual meter's MQTT password (World.meterSecret). */
+  secretOf(deviceId: string): string;
   log: (level: 'info' | 'warn' | 'error', msg: string) => void;
 }
 
@@ -91,7 +93,7 @@ export async function hostMeters(spec: WorkerMeterSpec, o: HostingOptions): Prom
         pk: device.pk,
         accountId: device.accountId,
         worker: spec.name,
-        secret: body.secret,
+        secret: o.secretOf(device.deviceId),
         ledgerSeq: restored.ledgerSeq,
         pending: [],
       },
@@ -152,7 +154,7 @@ async function provision(
   { accountId, spaceId }: { accountId: number; spaceId: number },
   o: HostingOptions,
 ): Promise<HandedMeter> {
-  const secret = newToken('mqs');
+  const secret = o.secretOf(deviceId);
   const device = await o.store.createDevice(
     {
       deviceId,
@@ -211,7 +213,7 @@ async function provision(
 
 /** The stored form of a worker meter's state. */
 export function hostedSnapshot(h: HostedMeter, meter: string, online: boolean, now: number): MeterSnapshot {
-  const body: SnapshotBody = { v: 1, secret: h.secret, online, meter, host: { worker: h.worker } };
+  const body: SnapshotBody = { v: 1, online, meter, host: { worker: h.worker } };
   return { devicePk: h.pk, state: JSON.stringify(body), ledgerSeq: h.ledgerSeq, updatedAt: now };
 }
 

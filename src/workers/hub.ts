@@ -22,6 +22,8 @@ export interface WorkerHubWorld {
   bus: EventBus;
   mqttUrl: string;
   adoptHosted(device: DeviceRecord, secret?: string): Promise<void>;
+  /** [SNAP-8] A virtual meter's derived MQTT password. */
+  meterSecret(deviceId: string): string;
 }
 
 export interface WorkerHubOptions {
@@ -132,6 +134,7 @@ export class WorkerHub {
           return l !== undefined && isAlive(l, wall);
         },
         log: this.#o.log,
+        secretOf: (id) => this.#o.world.meterSecret(id),
       });
       const snapshots = [];
       for (const [i, h] of handed.entries()) {

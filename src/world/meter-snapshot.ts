@@ -1,5 +1,5 @@
-// What a virtual meter keeps across restarts (its "flash"): its state, its MQTT secret and whether
-// it was online. Money is safe across crashes because the ledger is written before a credit is
+// What a virtual meter keeps across restarts (its "flash"): its state and whether it was online (its
+// MQTT password is derived, never stored: SNAP-8, meter-secrets.ts). Money is safe across crashes because the ledger is written before a credit is
 // applied, the snapshot records the newest ledger seq its state includes, and every ledger entry newer
 // than that is applied on restore (the meter's transaction-id memory [MC-8.8] is only a second guard).
 
@@ -11,7 +11,8 @@ import type { DeviceRecord, LedgerEntry, MeterSnapshot, Store } from '../store/t
 
 export interface SnapshotBody {
   v: 1;
-  secret: string;
+  /** Only in snapshots of an earlier build: dropped when the world opens [SNAP-8]. */
+  secret?: string;
   online: boolean;
   meter: string;
   /** Set when the meter runs in a fleet worker (src/workers): the world keeps it but never runs it. */
@@ -20,12 +21,11 @@ export interface SnapshotBody {
 
 export function snapshotOf(
   meter: VirtualMeter,
-  meta: { secret: string; ledgerSeq: number; pk: number },
+  meta: { ledgerSeq: number; pk: number },
   now: number,
 ): MeterSnapshot {
   const body: SnapshotBody = {
     v: 1,
-    secret: meta.secret,
     online: meter.online,
     meter: serializeMeter(meter.state),
   };

@@ -6,9 +6,13 @@
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SEQ_SETTING } from '../events/seq-reserve.ts';
 import { SnapshotFileError, StoreConflictError } from '../store/errors.ts';
-import type { WorldSnapshotInfo } from '../store/types.ts';
+import type { Store, WorldSnapshotInfo } from '../store/types.ts';
 import { SNAPSHOT_NAME } from '../store/world-tables.ts';
+
+export { SNAPSHOT_NAME };
+
 import { FOLLOWERS_SEEN_SETTING } from './clock-anchor.ts';
+import { snapshotProblems, snapshotRefusal } from './snapshot-check.ts';
 import { WorldError } from './types.ts';
 import type { World } from './world.ts';
 
@@ -60,11 +64,15 @@ export class WorldSnapshots {
     checkSnapshotName(name);
     const w = this.#world;
     return w.exclusive('a restore', async () => {
-      const info = await this.#get(name);
+      // [SNAP-4] Every value checked before anything of the world is stopped or replaced.
+      const info = await checkedSnapshot(w.store, name);
       const from = w.clock.now();
       await w.reload(async () => {
-        if (!(await w.store.restoreWorldSnapshot(name, KEEP_ON_RESTORE)))
-          throw new WorldError('not_found', `snapshot ${name} not found`);
+        const restored = await w.store.restoreWorldSnapshot(name, KEEP_ON_RESTORE).catch((err) => {
+          if (err instanceof SnapshotFileError) throw new WorldError('invalid', err.message);
+          throw err;
+        });
+        if (!restored) throw new WorldError('not_found', `snapshot ${name} not found`);
         return { clock: info.clock, speed: info.speed };
       });
       w.bus.emit('world.restored', { name, from, to: w.clock.now(), devices: info.devices });
@@ -153,12 +161,21 @@ export class WorldSnapshots {
     return info;
   }
 
+  /** [SNAP-1..4] Kept only if the file and its values pass every check; else nothing of it stays. */
   async import(name: string, file: string): Promise<WorldSnapshotInfo> {
     checkSnapshotName(name);
-    return this.#world.store.importWorldSnapshot(name, file).catch((err) => {
+    const store = this.#world.store;
+    const info = await store.importWorldSnapshot(name, file).catch((err) => {
       if (err instanceof SnapshotFileError) throw new WorldError('invalid', err.message);
       return conflict(err);
     });
+    try {
+      await checkedSnapshot(store, name);
+    } catch (err) {
+      await store.deleteWorldSnapshot(name);
+      throw err;
+    }
+    return info;
   }
 
   async #get(name: string): Promise<WorldSnapshotInfo> {
@@ -166,6 +183,18 @@ export class WorldSnapshots {
     if (!info) throw new WorldError('not_found', `snapshot ${name} not found`);
     return info;
   }
+}
+
+/** [SNAP-4] The snapshot's info once its values pass snapshot-check.ts; WorldError 'invalid' naming each problem. */
+export async function checkedSnapshot(store: Store, name: string): Promise<WorldSnapshotInfo> {
+  const contents = await store.readWorldSnapshot(name).catch((err) => {
+    if (err instanceof SnapshotFileError) throw new WorldError('invalid', err.message);
+    throw err;
+  });
+  if (!contents) throw new WorldError('not_found', `snapshot ${name} not found`);
+  const refusal = snapshotRefusal(snapshotProblems(contents));
+  if (refusal) throw new WorldError('invalid', refusal);
+  return contents.info;
 }
 
 function conflict(err: unknown): never {

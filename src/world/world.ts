@@ -25,6 +25,7 @@ import { ExternalCredits, type ExternalRecharge } from './external-credits.ts';
 import type { ExternalLedgerCheck } from './external-ledger-check.ts';
 import { CHARGED_BASELINE, type LedgerCheck } from './ledger-check.ts';
 import { MeterLedger } from './meter-ledger.ts';
+import { issueMeterSecrets, MeterSecrets } from './meter-secrets.ts';
 import { restoreMeter, type SnapshotBody } from './meter-snapshot.ts';
 import { newMeterPlan } from './new-meter.ts';
 import { type ReplaceInput, type ReplaceResult, replaceVirtualMeter } from './replace.ts';
@@ -55,6 +56,8 @@ export interface WorldOptions {
   bus?: EventBus;
   /** Wall ms between sends of external meters' pending credits [LEDGER-5]. Default 10 s. */
   creditRetryMs?: number;
+  /** [SNAP-8] Where virtual meters' MQTT passwords come from; default: a key of this process only. */
+  meterSecrets?: MeterSecrets;
 }
 
 export class World {
@@ -70,6 +73,7 @@ export class World {
   /** Each device's account, for the events' context. */
   readonly #accounts = new Map<string, number>();
   readonly #meta = new Map<string, MeterMeta>();
+  readonly #secrets: MeterSecrets;
   readonly #snapshots: SnapshotSaver;
   readonly #ledger: MeterLedger;
   readonly #backfills = new Backfills();
@@ -139,6 +143,12 @@ export class World {
       log: this.log,
     });
     this.workers = new WorkerHub({ world: this, log: this.log });
+    this.#secrets = opts.meterSecrets ?? MeterSecrets.ephemeral();
+  }
+
+  /** [SNAP-8] Virtual meter `deviceId`'s MQTT password: derived, never stored. */
+  meterSecret(deviceId: string): string {
+    return this.#secrets.secretOf(deviceId);
   }
 
   /**
@@ -216,7 +226,8 @@ export class World {
     const deviceId = input.deviceId ?? (await this.#freshDeviceId());
     if (await this.store.getDevice(deviceId))
       throw new WorldError('conflict', `device ${deviceId} already exists`);
-    const secret = newToken('mqs');
+    // [SNAP-8] A virtual meter's password is derived; an external device's is random, stored hashed.
+    const secret = input.external ? newToken('mqs') : this.meterSecret(deviceId);
     const now = this.clock.now();
     const device = await this.store.createDevice(
       {
@@ -578,7 +589,8 @@ export class World {
       this.#accounts.set(d.deviceId, d.accountId);
     }
     const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
-    await this.#ensureLogins(devices, snapshots);
+    const issued = await issueMeterSecrets(this.store, this.#secrets, devices, snapshots, this.log);
+    await this.#ensureLogins(devices, snapshots, issued);
     const starting = new Set<Promise<unknown>>();
     for (const device of devices) {
       if (device.kind !== 'virtual') continue;
@@ -591,7 +603,8 @@ export class World {
         continue;
       }
       // A fleet worker's meter runs there; it comes back when that worker registers (src/workers).
-      const { host, secret } = JSON.parse(snap.state) as SnapshotBody;
+      const { host } = JSON.parse(snap.state) as SnapshotBody;
+      const secret = this.meterSecret(device.deviceId);
       if (host) {
         this.workers.adoptStored(device, snap, host.worker, secret);
         continue;
@@ -599,7 +612,7 @@ export class World {
       const restored = await restoreMeter(this.store, device, snap);
       if (restored.chargedBaseline) this.log('info', `${device.deviceId}: ${CHARGED_BASELINE}`);
       const kept = reuse.get(device.deviceId);
-      if (kept && restored.body.online && kept.secret === restored.body.secret) {
+      if (kept && restored.body.online && kept.secret === secret) {
         reuse.delete(device.deviceId);
         kept.meter.rebase(restored.state);
         this.#meta.set(device.deviceId, {
@@ -612,7 +625,7 @@ export class World {
       }
       const start = this.#startMeter(
         restored.state,
-        restored.body.secret,
+        secret,
         restored.ledgerSeq,
         device.pk,
         restored.body.online,
@@ -626,19 +639,24 @@ export class World {
 
   /**
    * A broker that keeps logins itself (Mosquitto's dynamic security) may have lost or never had a
-   * virtual meter's: each is made again from the secret in its snapshot, all at once (the dynsec client
-   * batches them). External devices' secrets are stored only hashed, so theirs cannot be: they live on
-   * in the broker's own file (docs/brokers.md).
+   * virtual meter's: each is made again from its derived password, all at once (the dynsec client
+   * batches them); one whose password was just issued (`issued`) has it set, the others are left as
+   * they are. External devices' secrets are stored only hashed, so theirs cannot be: they live on in
+   * the broker's own file (docs/brokers.md).
    */
-  async #ensureLogins(devices: DeviceRecord[], snapshots: Map<number, MeterSnapshot>): Promise<void> {
+  async #ensureLogins(
+    devices: DeviceRecord[],
+    snapshots: Map<number, MeterSnapshot>,
+    issued: Set<string>,
+  ): Promise<void> {
     const logins = this.#opts.meterLogins;
     if (!logins) return;
     const made: Promise<void>[] = [];
-    for (const device of devices) {
-      const snap = device.kind === 'virtual' ? snapshots.get(device.pk) : undefined;
-      const secret = snap ? (JSON.parse(snap.state) as Partial<SnapshotBody>).secret : undefined;
-      if (typeof secret === 'string') made.push(logins.addMeter(device.deviceId, secret, { restore: true }));
-    }
+    for (const d of devices)
+      if (d.kind === 'virtual' && snapshots.has(d.pk))
+        made.push(
+          logins.addMeter(d.deviceId, this.meterSecret(d.deviceId), { restore: !issued.has(d.deviceId) }),
+        );
     await Promise.all(made);
   }
 

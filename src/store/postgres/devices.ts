@@ -164,6 +164,16 @@ export class Devices {
     return rows[0] ? toDevice(rows[0]) : null;
   }
 
+  async setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<string[]> {
+    if (hashes.length === 0) return [];
+    const { rows } = await this.#pool.query<{ device_id: string }>(
+      `UPDATE devices d SET mqtt_secret_hash = v.h FROM unnest($1::text[], $2::text[]) AS v(id, h)
+       WHERE d.device_id = v.id AND d.mqtt_secret_hash <> v.h RETURNING d.device_id`,
+      [hashes.map((h) => h.deviceId), hashes.map((h) => h.hash)],
+    );
+    return rows.map((r) => r.device_id);
+  }
+
   async mqttSecretHash(deviceId: string): Promise<string | null> {
     const { rows } = await this.#pool.query<{ mqtt_secret_hash: string }>(
       'SELECT mqtt_secret_hash FROM devices WHERE device_id = $1',

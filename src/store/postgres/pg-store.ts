@@ -27,6 +27,7 @@ import type {
   StoredEvent,
   StoredEventQuery,
   WorldOwner,
+  WorldSnapshotContents,
   WorldSnapshotInfo,
   WorldSnapshotMeta,
 } from '../types.ts';
@@ -194,6 +195,9 @@ export class PostgresStore implements Store {
   updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null> {
     return this.#devices.update(deviceId, patch);
   }
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<string[]> {
+    return this.#devices.setMqttSecretHashes(hashes);
+  }
   mqttSecretHash(deviceId: string): Promise<string | null> {
     return this.#devices.mqttSecretHash(deviceId);
   }
@@ -311,6 +315,9 @@ export class PostgresStore implements Store {
   }
   exportWorldSnapshot(name: string, file: string): Promise<boolean> {
     return exportPgSnapshot(this.#world, name, file);
+  }
+  readWorldSnapshot(name: string): Promise<WorldSnapshotContents | null> {
+    return this.#world.read(name);
   }
   importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo> {
     return importPgSnapshot(this.#world, name, file);

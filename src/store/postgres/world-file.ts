@@ -5,7 +5,12 @@ import { rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SnapshotFileError } from '../errors.ts';
 import { migrate } from '../sqlite/migrations.ts';
-import { checkSnapshotFile, readSnapshotMeta, writeSnapshotMeta } from '../sqlite/world-snapshots.ts';
+import {
+  checkSnapshotFile,
+  openSnapshotFile,
+  readSnapshotMeta,
+  writeSnapshotMeta,
+} from '../sqlite/snapshot-file.ts';
 import type { WorldSnapshotInfo } from '../types.ts';
 import { WORLD_TABLES } from '../world-tables.ts';
 import type { PgWorldSnapshots } from './world-snapshots.ts';
@@ -51,11 +56,12 @@ export async function importPgSnapshot(
   name: string,
   file: string,
 ): Promise<WorldSnapshotInfo> {
-  checkSnapshotFile(file);
-  const db = new Database(file, { readonly: true });
+  checkSnapshotFile(file); // [SNAP-1..3]
+  const db = openSnapshotFile(file);
   try {
     const meta = readSnapshotMeta(db);
-    if (!meta) throw new SnapshotFileError(`${file} is not a meterstack world snapshot`);
+    if (!meta)
+      throw new SnapshotFileError("the file's world_snapshot row holds no valid clock, speed or counts");
     const identities = new Map<string, number>();
     for (const [t, col] of [
       ['accounts', 'id'],

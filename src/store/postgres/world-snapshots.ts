@@ -6,7 +6,7 @@
 
 import type pg from 'pg';
 import { SnapshotFileError, StoreConflictError } from '../errors.ts';
-import type { WorldSnapshotInfo, WorldSnapshotMeta } from '../types.ts';
+import type { WorldSnapshotContents, WorldSnapshotInfo, WorldSnapshotMeta } from '../types.ts';
 import { WORLD_TABLES } from '../world-tables.ts';
 import { inTransaction } from './db.ts';
 
@@ -174,6 +174,24 @@ export class PgWorldSnapshots {
       for (const t of ['samples', 'samples_15m', 'samples_1d', 'device_reports', 'register_continuity'])
         await c.query(`DELETE FROM ${t} WHERE device_pk = $1`, [devicePk]);
     });
+  }
+
+  /** The snapshot's devices, meters and ledger, for the world's checks (SNAP-4). */
+  async read(name: string): Promise<WorldSnapshotContents | null> {
+    const row = await this.#row(name);
+    if (!row) return null;
+    const s = row.schema_name;
+    const q = async <T>(sql: string) => (await this.#pool.query(sql)).rows as T[];
+    return {
+      info: info(row),
+      devices: await q(`SELECT pk, device_id AS "deviceId", kind FROM ${s}.devices ORDER BY pk`),
+      meters: await q(
+        `SELECT device_pk AS "devicePk", state, ledger_seq AS "ledgerSeq", updated_at AS "updatedAt" FROM ${s}.meter_snapshots`,
+      ),
+      ledger: await q(
+        `SELECT seq, device_pk AS "devicePk", kind, amount, transaction_id AS "transactionId", created_at AS "createdAt" FROM ${s}.ledger ORDER BY seq`,
+      ),
+    };
   }
 
   /** Every row of the snapshot's table `t`, in pages (for the portable file). */

@@ -116,8 +116,10 @@ export class Devices {
   readonly #byId: Map<string, DeviceRecord>;
   readonly #bySpace: Map<number, readonly DeviceRecord[]>;
   readonly #writers: OtherWriters;
+  readonly #db: Database.Database;
 
   constructor(db: Database.Database, writers: OtherWriters) {
+    this.#db = db;
     this.#writers = writers;
     this.#byId = writers.track(new Map());
     this.#bySpace = writers.track(new Map());
@@ -206,6 +208,15 @@ export class Devices {
     this.#byId.delete(deviceId);
     if (row?.space_id != null) this.#bySpace.delete(row.space_id);
     return row ? toDevice(row) : null;
+  }
+
+  setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): string[] {
+    const set = this.#db.prepare(
+      'UPDATE devices SET mqtt_secret_hash = ? WHERE device_id = ? AND mqtt_secret_hash <> ?',
+    );
+    return this.#db.transaction(() =>
+      hashes.filter(({ deviceId, hash }) => set.run(hash, deviceId, hash).changes > 0).map((h) => h.deviceId),
+    )();
   }
 
   mqttSecretHash(deviceId: string): string | null {

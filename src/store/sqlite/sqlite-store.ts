@@ -28,6 +28,7 @@ import type {
   StoredEvent,
   StoredEventQuery,
   WorldOwner,
+  WorldSnapshotContents,
   WorldSnapshotInfo,
   WorldSnapshotMeta,
 } from '../types.ts';
@@ -188,6 +189,9 @@ export class SqliteStore implements Store {
   async updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null> {
     return this.#devices.update(deviceId, patch);
   }
+  async setMqttSecretHashes(hashes: readonly { deviceId: string; hash: string }[]): Promise<string[]> {
+    return this.#devices.setMqttSecretHashes(hashes);
+  }
   async mqttSecretHash(deviceId: string): Promise<string | null> {
     return this.#devices.mqttSecretHash(deviceId);
   }
@@ -307,6 +311,9 @@ export class SqliteStore implements Store {
     const from = this.#world.exportFile(name);
     if (from) copyFileSync(from, file);
     return from !== null;
+  }
+  async readWorldSnapshot(name: string): Promise<WorldSnapshotContents | null> {
+    return this.#world.read(name);
   }
   async importWorldSnapshot(name: string, file: string): Promise<WorldSnapshotInfo> {
     return this.#world.import(name, file);

@@ -1,7 +1,9 @@
-// World snapshots on SQLite (spec-decisions 110): each one a SQLite file in a directory beside the
-// database (`<db>.snapshots/<name>.sqlite`; a ':memory:' store keeps them in a temp directory that
-// dies with the process). Saving is SQLite's online backup of the whole file; restoring ATTACHes the file and replaces every world table's rows in one transaction. The file
-// is also the export format, for both backends: it is a meterstack database with a `world_snapshot` row.
+// World snapshots on SQLite (spec-decisions 110, 136-138): each one a SQLite file in a directory beside
+// the database (`<db>.snapshots/<name>.sqlite`; a ':memory:' store keeps them in a temp directory that
+// dies with the process). Saving is SQLite's online backup of the whole file; restoring checks the file
+// (snapshot-file.ts, SNAP-1..3), ATTACHes it and copies every world table's rows into the live schema in
+// one transaction. The file is also the export format, for both backends: it is a meterstack database
+// with a `world_snapshot` row.
 
 import {
   copyFileSync,
@@ -9,34 +11,40 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SnapshotFileError, StoreConflictError } from '../errors.ts';
-import type { WorldSnapshotInfo, WorldSnapshotMeta } from '../types.ts';
+import type {
+  LedgerEntry,
+  MeterSnapshot,
+  WorldSnapshotContents,
+  WorldSnapshotInfo,
+  WorldSnapshotMeta,
+} from '../types.ts';
 import { LEDGER_TRIGGERS_SQLITE, WORLD_TABLES } from '../world-tables.ts';
-import { MIGRATIONS } from './migrations.ts';
+import {
+  checkSnapshotFile,
+  checkSnapshotSchema,
+  checkSnapshotValues,
+  openSnapshotFile,
+  readSnapshotMeta,
+  writeSnapshotMeta,
+} from './snapshot-file.ts';
 
-const META_TABLE = 'world_snapshot';
 const SUFFIX = '.sqlite';
-
-interface MetaRow {
-  name: string;
-  created_at: number;
-  clock: number;
-  speed: number;
-  devices: number;
-  readings: number;
-}
+/** Tables that are their own key's B-tree and have no other index (migrations.ts). */
+const BY_KEY = new Set(['samples', 'samples_15m', 'samples_1d']);
 
 export class SqliteWorldSnapshots {
   readonly #db: Database.Database;
   readonly #dir: string;
-  readonly #path: string;
   /** Called after a restore or reset replaced rows behind the read-through caches. */
   readonly #replaced: () => void;
 
@@ -45,7 +53,6 @@ export class SqliteWorldSnapshots {
     this.#dir =
       path === ':memory:' ? mkdtempSync(join(tmpdir(), 'meterstack-snapshots-')) : `${path}.snapshots`;
     this.#replaced = replaced;
-    this.#path = path;
   }
 
   #file(name: string): string {
@@ -73,6 +80,7 @@ export class SqliteWorldSnapshots {
       snap.close();
     }
     renameSync(part, file);
+    writeFileSync(`${file}.checked`, stamp(file)); // its rows are this store's own
     return this.#info(file)!;
   }
 
@@ -92,7 +100,38 @@ export class SqliteWorldSnapshots {
     const file = this.#file(name);
     if (!existsSync(file)) return false;
     rmSync(file);
+    rmSync(`${file}.checked`, { force: true });
     return true;
+  }
+
+  /** The snapshot's devices, meters and ledger, read with none of the file's SQL able to run [SNAP-1]. */
+  read(name: string): WorldSnapshotContents | null {
+    const file = this.#file(name);
+    if (!existsSync(file)) return null;
+    this.#check(file); // a file of no valid meta row is refused here, by name of what is wrong
+    const info = this.get(name);
+    if (!info) return null;
+    const db = openSnapshotFile(file);
+    try {
+      return {
+        info,
+        devices: db
+          .prepare('SELECT pk, device_id AS deviceId, kind FROM devices ORDER BY pk')
+          .all() as WorldSnapshotContents['devices'],
+        meters: db
+          .prepare(
+            'SELECT device_pk AS devicePk, state, ledger_seq AS ledgerSeq, updated_at AS updatedAt FROM meter_snapshots',
+          )
+          .all() as MeterSnapshot[],
+        ledger: db
+          .prepare(
+            'SELECT seq, device_pk AS devicePk, kind, amount, transaction_id AS transactionId, created_at AS createdAt FROM ledger ORDER BY seq',
+          )
+          .all() as LedgerEntry[],
+      };
+    } finally {
+      db.close();
+    }
   }
 
   /** Where the snapshot's file is (it is its own export), or null. */
@@ -101,80 +140,69 @@ export class SqliteWorldSnapshots {
     return existsSync(file) ? file : null;
   }
 
-  /** Takes `from` (checked: one of ours, of this schema) in as snapshot `name`. */
+  /**
+   * Takes `from` in as snapshot `name` [SNAP-1..3]: checked first (its schema this build's, its values
+   * of their types), then copied byte for byte. No SQL of the file runs: the name it goes by is its
+   * file's name, not written into it.
+   */
   import(name: string, from: string): WorldSnapshotInfo {
     const file = this.#file(name);
     if (existsSync(file)) throw new StoreConflictError(`snapshot ${name} already exists`, 'snapshot');
     checkSnapshotFile(from);
     mkdirSync(this.#dir, { recursive: true });
     copyFileSync(from, `${file}.part`);
-    const snap = new Database(`${file}.part`);
-    try {
-      snap.prepare(`UPDATE ${META_TABLE} SET name = ?`).run(name);
-    } finally {
-      snap.close();
-    }
     renameSync(`${file}.part`, file);
+    writeFileSync(`${file}.checked`, stamp(file));
     return this.#info(file)!;
   }
 
   /**
-   * Replaces every world table's rows by the snapshot's in one transaction; settings in `keep` keep
-   * their present value. null when there is no such snapshot.
+   * [SNAP-1] [SNAP-2] Replaces every world table's rows by the snapshot's in one transaction, rows of
+   * the checked file copied into the live schema, never the file's schema: the live database keeps its
+   * own tables, indexes and ledger triggers, and a row that breaks one of its constraints aborts the
+   * whole transaction. Settings in `keep` keep their present value. null when there is no such
+   * snapshot. The file is checked first (it may have been taken in by an earlier build, unchecked).
    */
   async restore(name: string, keep: readonly string[]): Promise<WorldSnapshotInfo | null> {
+    const file = this.#file(name);
+    if (!existsSync(file)) return null;
+    this.#check(file);
     const info = this.get(name);
     if (!info) return null;
-    if (this.#path === ':memory:') this.#restoreByCopy(this.#file(name), keep);
-    else await this.#restoreByBackup(this.#file(name), keep);
+    this.#restoreByCopy(file, keep);
     return info;
   }
 
   /**
-   * A file-backed store: a working copy of the snapshot takes what is not the world from the live file
-   * (the events journal, the owner lease, the kept settings, the schema's bookkeeping), then SQLite's
-   * backup writes it over the live file in one step (one write transaction: readers see the old world
-   * or the new one). 4× faster than copying the rows (bench/snapshots.ts).
+   * [SNAP-1..3] A snapshot file is checked in full once: a file this store wrote (save) or took in
+   * (import, after its check) gets a `.checked` note of its inode, size and mtime beside it; a restore
+   * of a file so noted re-checks its schema only (milliseconds), any other file (or one changed since)
+   * in full (its every row: about as long as the copy itself, bench/snapshots.ts).
    */
-  async #restoreByBackup(file: string, keep: readonly string[]): Promise<void> {
-    const work = join(this.#dir, `.restoring-${process.pid}.sqlite`);
-    copyFileSync(file, work);
-    const w = new Database(work);
+  #check(file: string): void {
+    const db = openSnapshotFile(file);
     try {
-      w.prepare('ATTACH DATABASE ? AS live').run(this.#path);
-      const marks = keep.map(() => '?').join(', ') || 'NULL';
-      w.transaction(() => {
-        for (const t of ['events', 'world_owner', 'schema_migrations'])
-          w.exec(`DELETE FROM main.${t}; INSERT INTO main.${t} SELECT * FROM live.${t};`);
-        w.prepare(`DELETE FROM main.settings WHERE key IN (${marks})`).run(...keep);
-        w.prepare(`INSERT INTO main.settings SELECT * FROM live.settings WHERE key IN (${marks})`).run(
-          ...keep,
-        );
-        w.exec(`DROP TABLE main.${META_TABLE}`);
-      })();
-      w.exec('DETACH DATABASE live');
-      // One step: the first call copies nothing, the next every page (0x7fffffff at a time).
-      await w.backup(this.#path, { progress: () => 0x7fffffff });
+      checkSnapshotSchema(db);
+      const note = `${file}.checked`;
+      if (existsSync(note) && readFileSync(note, 'utf8') === stamp(file)) return;
+      checkSnapshotValues(db);
+    } catch (err) {
+      if (err instanceof SnapshotFileError) throw err;
+      throw new SnapshotFileError(`the file cannot be read as a world snapshot (${(err as Error).message})`);
     } finally {
-      w.close();
-      for (const f of [work, `${work}-wal`, `${work}-shm`, `${work}-journal`]) rmSync(f, { force: true });
-      this.#replaced();
+      db.close();
     }
+    writeFileSync(`${file}.checked`, stamp(file));
   }
 
-  /** The same, from any snapshot file (checked first): `serve --from-snapshot`. */
-  async restoreFile(file: string, keep: readonly string[]): Promise<void> {
-    checkSnapshotFile(file);
-    if (this.#path === ':memory:') this.#restoreByCopy(file, keep);
-    else await this.#restoreByBackup(file, keep);
-  }
-
-  /** A ':memory:' store: ATTACH the file and copy every world table's rows in one transaction. */
+  /** ATTACH the (checked) file and copy every world table's rows in one transaction. */
   #restoreByCopy(file: string, keep: readonly string[]): void {
     const db = this.#db;
+    // [SNAP-1] Nothing of the attached file's schema may call a function with side effects.
+    db.pragma('trusted_schema = OFF');
     db.prepare('ATTACH DATABASE ? AS snap').run(file);
-    // Off around the copy, so SQLite copies each table as it is (its transfer optimization) and the
-    // children need not wait for their parents: the snapshot was consistent when it was taken.
+    // Off around the copy, so the children need not wait for their parents (foreign keys were checked
+    // in the file, snapshot-file.ts).
     db.pragma('foreign_keys = OFF');
     try {
       db.transaction(() => {
@@ -211,57 +239,42 @@ export class SqliteWorldSnapshots {
     }
   }
 
+  /**
+   * What the file says of itself, under its file's name; null when it says nothing this build can show
+   * (a file taken in unchecked by an earlier build: listed by no one, still deletable) [SNAP-5].
+   */
   #info(file: string): WorldSnapshotInfo | null {
     if (!existsSync(file)) return null;
-    const snap = new Database(file, { readonly: true, fileMustExist: true });
+    let snap: Database.Database;
+    try {
+      snap = openSnapshotFile(file);
+    } catch {
+      return null;
+    }
     try {
       const meta = readSnapshotMeta(snap);
-      return meta && { ...meta, bytes: statSync(file).size };
+      const name = basename(file, SUFFIX);
+      return meta && { ...meta, name, bytes: statSync(file).size };
+    } catch {
+      return null;
     } finally {
       snap.close();
     }
   }
 }
 
-/** The row that makes a meterstack database a world snapshot. */
-export function writeSnapshotMeta(
-  db: Database.Database,
-  m: WorldSnapshotMeta & { name: string; devices: number; readings: number },
-): void {
-  db.exec(
-    `CREATE TABLE ${META_TABLE} (name TEXT NOT NULL, created_at BIGINT NOT NULL, clock BIGINT NOT NULL,
-       speed DOUBLE PRECISION NOT NULL, devices INTEGER NOT NULL, readings INTEGER NOT NULL)`,
-  );
-  db.prepare(`INSERT INTO ${META_TABLE} VALUES (?, ?, ?, ?, ?, ?)`).run(
-    m.name,
-    m.createdAt,
-    m.clock,
-    m.speed,
-    m.devices,
-    m.readings,
-  );
-}
-
-/** What a snapshot file says of itself; null when it has no meta row. */
-export function readSnapshotMeta(db: Database.Database): Omit<WorldSnapshotInfo, 'bytes'> | null {
-  const m = db.prepare(`SELECT * FROM ${META_TABLE}`).get() as MetaRow | undefined;
-  if (!m) return null;
-  return {
-    name: m.name,
-    createdAt: m.created_at,
-    clock: m.clock,
-    speed: m.speed,
-    devices: m.devices,
-    readings: m.readings,
-  };
-}
-
 /** The world tables emptied, then (from schema `from`, if any) filled; inside the caller's transaction. */
 function replaceWorld(db: Database.Database, keep: readonly string[], from: string | null): void {
   db.exec('DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete;');
   for (const table of [...WORLD_TABLES].reverse()) db.exec(`DELETE FROM main.${table}`);
+  // [SNAP-2] Row by row into the live tables (`WHERE true`), their constraints checked and their
+  // indexes built here: SQLite's transfer optimization would copy the file's index pages as they are.
+  // The readings' tables have no index but their own key (WITHOUT ROWID), so they are copied by it.
   if (from)
-    for (const table of WORLD_TABLES) db.exec(`INSERT INTO main.${table} SELECT * FROM ${from}.${table}`);
+    for (const table of WORLD_TABLES)
+      db.exec(
+        `INSERT INTO main.${table} SELECT * FROM ${from}.${table}${BY_KEY.has(table) ? '' : ' WHERE true'}`,
+      );
   const marks = keep.map(() => '?').join(', ');
   db.prepare(`DELETE FROM main.settings WHERE key NOT IN (${marks || 'NULL'})`).run(...keep);
   if (from)
@@ -271,43 +284,10 @@ function replaceWorld(db: Database.Database, keep: readonly string[], from: stri
   db.exec(LEDGER_TRIGGERS_SQLITE);
 }
 
-/**
- * Throws SnapshotFileError unless `file` is a world snapshot of this build's schema: a SQLite file with a
- * `world_snapshot` row, every world table, and the newest migration this build knows.
- */
-export function checkSnapshotFile(file: string): void {
-  if (!existsSync(file)) throw new SnapshotFileError(`${file}: no such file`);
-  let snap: Database.Database;
-  try {
-    snap = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw new SnapshotFileError(`${file}: not a SQLite file (${(err as Error).message})`);
-  }
-  try {
-    const tables = new Set(
-      (snap.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
-        (r) => r.name,
-      ),
-    );
-    const missing = [META_TABLE, 'schema_migrations', 'settings', ...WORLD_TABLES].filter(
-      (t) => !tables.has(t),
-    );
-    if (missing.length > 0)
-      throw new SnapshotFileError(
-        `${file}: not a meterstack world snapshot (no table ${missing.join(', ')})`,
-      );
-    const version = (
-      snap.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }
-    ).v;
-    const known = MIGRATIONS.at(-1)!.version;
-    if (version !== known)
-      throw new SnapshotFileError(
-        `${file}: a snapshot of schema version ${version}; this build restores version ${known} only`,
-      );
-  } catch (err) {
-    if (err instanceof SnapshotFileError) throw err;
-    throw new SnapshotFileError(`${file}: not a SQLite file (${(err as Error).message})`);
-  } finally {
-    snap.close();
-  }
+export { readSnapshotMeta, writeSnapshotMeta };
+
+/** What a `.checked` note says of the file it is beside: the file as it was when checked. */
+function stamp(file: string): string {
+  const s = statSync(file);
+  return `${s.ino} ${s.size} ${s.mtimeMs}`;
 }
