@@ -28,6 +28,8 @@ import {
 import type { CommandOutcome, Log, Twin, TwinCommand, TwinReport } from './types.ts';
 
 const UNSUBSCRIBE_TIMEOUT_MS = 2_000;
+/** [MC-2.4] The retained channels, where a zero-length payload means "cleared". */
+const CLEARABLE: ReadonlySet<string> = new Set(['info', 'state', 'availability']);
 
 export interface TwinRegistryOptions {
   mqttUrl: string;
@@ -346,8 +348,10 @@ export class TwinRegistry {
     const parsed = parseTopic(topic);
     if (!parsed || parsed.channel === 'cmd') return;
     const { deviceId, channel } = parsed;
-    // [MQTT-3.3.1-10] An empty retained publish clears a topic (a retired meter's, world-snapshots.ts): no message.
-    if (payload.length === 0) return;
+    // [MC-2.4] [MQTT-3.3.1-10] An empty publish clears a retained topic (a retired meter's,
+    // world-snapshots.ts): no message. Events have nothing to clear: an empty one is malformed (MC-3.1),
+    // counted and logged as any other [MC-9.6].
+    if (payload.length === 0 && CLEARABLE.has(channel)) return;
     // [MC-2.7] Events are never retained; one that is would replay old telemetry or answer a new command.
     if (retain && (channel === 'telemetry' || channel === 'reply')) {
       this.#refusals.refuse('retained', deviceId, () => `retained ${channel} of ${deviceId}`);
@@ -356,7 +360,8 @@ export class TwinRegistry {
     const decoded = decode(channel, payload);
     if (!decoded.ok) {
       this.dropped.malformed++;
-      this.#opts.log?.('warn', `twins: dropped malformed message on ${topic}: ${decoded.error.message}`);
+      const { rule, message } = decoded.error;
+      this.#opts.log?.('warn', `twins: dropped malformed message on ${topic}: ${message} [${rule}]`);
       return;
     }
     const msg = decoded.value;
