@@ -17,6 +17,7 @@ import { RefusalLog, type RefusalReason } from './refusals.ts';
 import type { RegisterContinuity } from './register-continuity.ts';
 import { RegisterJoins } from './register-join.ts';
 import { ReportBatch } from './report-batch.ts';
+import { followTwin, reanchorLine } from './series-anchor.ts';
 import { TelemetrySummary } from './telemetry-summary.ts';
 import {
   infoChanges,
@@ -101,6 +102,8 @@ export class TwinRegistry {
   readonly dropped = { malformed: 0, unknownDevice: 0, ingestFailed: 0 };
   /** Replies to commands another service process sent (issue 11 §4): ignored, not refused. */
   peerReplies = 0;
+  /** [MC-7.13] Series that a run of agreeing samples took over from an unchecked wild one. */
+  reanchored = 0;
   readonly #refusals: RefusalLog;
   readonly #now: () => number;
   readonly #bus: EventBus;
@@ -487,14 +490,25 @@ export class TwinRegistry {
     for (const r of verdict.refused)
       if (r.reason !== 'tsInFuture') handled = Math.max(handled, r.sample.ts);
       else future = Math.max(future, r.sample.ts);
-    const samples = verdict.accepted;
+    let samples = verdict.accepted;
+    let newest = verdict.newest;
+    // [MC-7.13] A run of samples that outvoted an unchecked wild one becomes the series.
+    const reanchor = followTwin(twin, samples.length, verdict.refused, () =>
+      this.#registers.held(twin.deviceId),
+    );
+    if (reanchor) {
+      this.reanchored++;
+      this.#opts.log?.('warn', reanchorLine(twin.deviceId, reanchor));
+      samples = [...reanchor.run];
+      newest = reanchor.run[reanchor.run.length - 1]!;
+    }
     if (samples.length === 0) {
       if (handled > twin.lastSampleTs) twin.lastSampleTs = handled;
       if (future > twin.lastFutureTs) twin.lastFutureTs = future;
       return;
     }
-    twin.latest = verdict.newest;
-    if (verdict.newest) this.#summary.add(twin.deviceId, samples.length, verdict.newest);
+    twin.latest = newest;
+    if (newest) this.#summary.add(twin.deviceId, samples.length, newest);
     const last = samples[samples.length - 1]!;
     if (!this.#opts.ingest) {
       twin.lastSampleTs = Math.max(twin.lastSampleTs, last.ts, handled);

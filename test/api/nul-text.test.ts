@@ -101,6 +101,6 @@ describe.each(await dbBackends())('NUL in text on $name [spec-decisions 149]', (
     const res = await v2<{ name: string }>('PUT', `/spaces/${a.spaceId}/`, { name: text }, a.key);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const back = await v2<{ name: string }>('GET', `/spaces/${a.spaceId}/`, undefined, a.key);
-    expect(back.body.data.name).toBe(text);
+    expect(back.body.data?.name).toBe(text);
   });
 });
