@@ -11,6 +11,7 @@ import { type EventBus, silentBus } from '../events/bus.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
+import { availabilityToWorld, type MeterClock, stateToWorld, telemetryToWorld } from './meter-clock.ts';
 import { PendingCommands, type Reply } from './pending-commands.ts';
 import { judgeSamples, stateRefusal } from './plausibility.ts';
 import { RefusalLog, type RefusalReason } from './refusals.ts';
@@ -66,6 +67,10 @@ export interface TwinRegistryOptions {
    */
   worldClockTopic?: string;
   onWorldClock?: (payload: Buffer) => void;
+  /** [MC-11.1] Which clock a device's meter lives on; default: the world's (virtual). */
+  clockOf?: (deviceId: string) => MeterClock;
+  /** [MC-11.2] The world's offset from wall time now (virtual − wall, ms); default 0. */
+  wallOffset?: () => number;
   /** [MC-7.9] Makes a device's register continuity durable; its samples are stored only after it. */
   saveRegister?: (deviceId: string, register: RegisterContinuity) => Promise<void>;
 }
@@ -368,16 +373,18 @@ export class TwinRegistry {
       return;
     }
     const msg = decoded.value;
+    // [MC-11.2] A wall-clock meter's times, on the world's clock before anything judges or keeps them.
+    const offset = this.#opts.clockOf?.(deviceId) === 'wall' ? (this.#opts.wallOffset?.() ?? 0) : 0;
     switch (channel) {
       case 'info':
         this.#onInfo(deviceId, msg as InfoPayload);
         break;
       case 'state':
-        this.#onState(deviceId, msg as StatePayload);
+        this.#onState(deviceId, stateToWorld(msg as StatePayload, offset));
         break;
       case 'availability': {
         const twin = this.#twin(deviceId);
-        const a = msg as { online: boolean; ts?: number };
+        const a = availabilityToWorld(msg as { online: boolean; ts?: number }, offset);
         const was = twin.online;
         twin.online = a.online;
         twin.onlineSince = a.ts ?? null;
@@ -392,7 +399,10 @@ export class TwinRegistry {
         break;
       }
       case 'telemetry':
-        this.#onTelemetry(this.#twin(deviceId), msg as { samples: SamplePayload[] });
+        this.#onTelemetry(
+          this.#twin(deviceId),
+          telemetryToWorld(msg as { samples: SamplePayload[] }, offset),
+        );
         break;
       case 'reply':
         this.#onReply(deviceId, msg as Reply);

@@ -30,6 +30,7 @@ export type ServiceWorld = Pick<
   | 'replaceMeter'
   | 'checkLedger'
   | 'advance'
+  | 'wallClockOnline'
   | 'setSpeed'
   | 'backfills'
   | 'reconciliation'
