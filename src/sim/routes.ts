@@ -297,7 +297,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
       now: toIstIso(now()),
       now_ms: now(),
       speed: world.clock.speed,
-      wall_offset_ms: now() - Date.now(),
+      ...(world.clock.wallShift ? { wall_offset_ms: world.clock.wallShift() } : {}),
     });
   });
 
