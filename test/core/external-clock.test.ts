@@ -107,5 +107,20 @@ describe.each(await dbBackends())(
       // Nothing was invented for the 6 h it did not live through: the bucket before is the old reading's.
       expect(h.filter((r) => r.value === 10.01)).toHaveLength(1);
     });
+
+    it('[MC-11.2] a restart keeps the shift: the next sample still lands at the world’s now', async () => {
+      await clients.endAll();
+      await t.close();
+      t = await startTestService({ db: db.db }); // no --speed: the world's own (1×)
+      clients = new ServiceClients(t.svc.mqttUrl, ADMIN_TOKEN);
+      meter = await HandMeter.connect(clients, a.mqtt, statePayload(Date.now()));
+      const c = await clock();
+      expect(Math.abs(c.wall_offset_ms - 6 * H)).toBeLessThan(5_000);
+      // 1 Wh more, within MC-7.8 however soon after the last sample it comes.
+      await meter.publish('telemetry', { v: 1, samples: [sample(Date.now(), 10.011)] });
+      await until(() => t.svc.world.twins.get(a.deviceId)?.latest?.energy === 10.011, 'sample taken');
+      const ts = t.svc.world.twins.get(a.deviceId)!.latest!.ts;
+      expect(Math.abs(ts - (await clock()).now_ms)).toBeLessThan(5_000);
+    }, 30_000);
   },
 );
