@@ -332,7 +332,7 @@ export interface paths {
         };
         /**
          * Read the virtual clock
-         * @description `{now, now_ms, speed, wall_offset_ms}`; `wall_offset_ms` (virtual − wall) is what external meters' times are mapped by (MC-11.2).
+         * @description `{now, now_ms, speed, wall_offset_ms}`; `wall_offset_ms`, the world process's wall shift (virtual − wall as its start, jumps and restores set it, not its speed), is what external meters' times are mapped by (MC-11.2).
          */
         get: operations["getClock"];
         put?: never;

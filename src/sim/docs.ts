@@ -146,7 +146,7 @@ const OPERATIONS = {
   getClock: {
     summary: 'Read the virtual clock',
     description:
-      "`{now, now_ms, speed, wall_offset_ms}`; `wall_offset_ms` (virtual − wall) is what external meters' times are mapped by (MC-11.2).",
+      "`{now, now_ms, speed, wall_offset_ms}`; `wall_offset_ms`, the world process's wall shift (virtual − wall as its start, jumps and restores set it, not its speed), is what external meters' times are mapped by (MC-11.2).",
     response: simResponses({ data: object }),
   },
   listBackfills: {
