@@ -11,6 +11,7 @@ import { type EventBus, silentBus } from '../events/bus.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
+import { MalformedLog } from './malformed-log.ts';
 import { availabilityToWorld, type MeterClock, stateToWorld, telemetryToWorld } from './meter-clock.ts';
 import { PendingCommands, type Reply } from './pending-commands.ts';
 import { judgeSamples, stateRefusal } from './plausibility.ts';
@@ -110,6 +111,8 @@ export class TwinRegistry {
   /** [MC-7.13] Series that a run of agreeing samples took over from an unchecked wild one. */
   reanchored = 0;
   readonly #refusals: RefusalLog;
+  /** [MC-9.7] Malformed messages' log lines, bounded as refusals' are. */
+  readonly #malformed: MalformedLog;
   readonly #now: () => number;
   readonly #bus: EventBus;
   readonly #ingesting = new Set<Promise<void>>();
@@ -128,6 +131,7 @@ export class TwinRegistry {
     this.#registers = new RegisterJoins({ save: opts.saveRegister, log: opts.log });
     this.#pending = new PendingCommands(this.#bus, (id) => this.#ctx(id));
     this.#summary = new TelemetrySummary({ bus: this.#bus, intervalMs: opts.summaryIntervalMs });
+    this.#malformed = new MalformedLog(opts.log ?? (() => {}));
     this.#refusals = new RefusalLog({
       log: opts.log ?? (() => {}),
       // [MC-9.5] Within the log's bounds: each refusal told, and one event per reason summed up.
@@ -314,6 +318,7 @@ export class TwinRegistry {
     this.#client = null;
     await this.saveReports();
     this.#refusals.stop();
+    this.#malformed.stop();
     this.#summary.stop();
   }
 
@@ -368,8 +373,7 @@ export class TwinRegistry {
     const decoded = decode(channel, payload);
     if (!decoded.ok) {
       this.dropped.malformed++;
-      const { rule, message } = decoded.error;
-      this.#opts.log?.('warn', `twins: dropped malformed message on ${topic}: ${message} [${rule}]`);
+      this.#malformed.drop(deviceId, topic, decoded.error.rule, decoded.error.message);
       return;
     }
     const msg = decoded.value;
