@@ -1,6 +1,6 @@
 // [MC-7.13] How a series started by a wild sample recovers. MC-7.8 judges a sample against the newest
 // one held; the sample that starts a series (the first a device ever sends, or the newest restored at
-// start, whose predecessor this process never judged) is judged against nothing. Until a later sample
+// start when the sample stored before it disagrees with it, twin-reports.ts) is judged against nothing. Until a later sample
 // is taken beside it, it is "unchecked". Samples refused against an unchecked anchor (MC-7.5, MC-7.8)
 // that agree with each other form a run; a run of REANCHOR_RUN takes over: the anchor was the wild
 // one, and the meter that keeps reporting the run is believed. Pure: verdicts in, the next state out.
@@ -23,7 +23,7 @@ export interface AnchorState {
 
 /** A series that has not started, or one restored at start: its anchor is not checked. */
 export const UNCHECKED: AnchorState = { checked: false, run: [] };
-const CHECKED: AnchorState = { checked: true, run: [] };
+export const CHECKED: AnchorState = { checked: true, run: [] };
 
 /** The refusals that say "this sample disagrees with the anchor's energy". */
 const DISAGREES: ReadonlySet<RefusalReason> = new Set(['energyBackwards', 'energyImplausible']);

@@ -19,7 +19,7 @@ import { RefusalLog, type RefusalReason } from './refusals.ts';
 import type { RegisterContinuity } from './register-continuity.ts';
 import { RegisterJoins } from './register-join.ts';
 import { ReportBatch } from './report-batch.ts';
-import { followTwin, reanchorLine } from './series-anchor.ts';
+import { CHECKED, followTwin, reanchorLine, UNCHECKED } from './series-anchor.ts';
 import { TelemetrySummary } from './telemetry-summary.ts';
 import {
   infoChanges,
@@ -81,6 +81,8 @@ export interface RestoredTwin extends TwinReport {
   latest: SamplePayload | null;
   /** [MC-7.9] How its registers join into the stored series; absent: never reset. */
   register?: RegisterContinuity;
+  /** [MC-7.13] Its newest sample agrees with the one stored before it; absent: not known, unchecked. */
+  anchorChecked?: boolean;
 }
 
 /** [LEDGER-2] Twins never carry money: a credit without its ledger entry first would be money from nowhere. */
@@ -172,6 +174,7 @@ export class TwinRegistry {
       twin.info = r.info;
       twin.state = r.state;
       twin.latest = r.latest;
+      twin.anchor = r.anchorChecked ? CHECKED : UNCHECKED;
       if (r.register) this.#registers.restore(r.deviceId, r.register);
     }
   }

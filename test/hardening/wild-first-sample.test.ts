@@ -114,4 +114,28 @@ describe.each(await dbBackends())('a wild first sample on $name', ({ name }: { n
     await storedAt(a, t0 - 25 * MIN);
     expect(await shownEnergy(a)).toBe(5.07);
   }, 30_000);
+
+  it('[MC-7.13] a checked series stays checked across a restart: three lower samples after it are refused, not taken over', async () => {
+    const a = await tenant(t.sim, { external: true, model: 'basic' });
+    let meter = await connect(a, infoPayload(a.deviceId));
+    await meter.publish('telemetry', {
+      v: 1,
+      samples: [sample(t0 - 20 * MIN, 50), sample(t0 - 19 * MIN, 50.01)],
+    });
+    await storedAt(a, t0 - 19 * MIN);
+    await clients.endAll();
+    await t.close();
+    await start();
+    meter = await connect(a, infoPayload(a.deviceId));
+    const before = t.svc.world.twins.refused.energyBackwards;
+    for (const [m, e] of [
+      [18, 1],
+      [17, 1.01],
+      [16, 1.02],
+    ] as const)
+      await meter.publish('telemetry', { v: 1, samples: [sample(t0 - m * MIN, e)] });
+    await until(() => t.svc.world.twins.refused.energyBackwards === before + 3, 'three refused');
+    expect(t.svc.world.twins.reanchored).toBe(0);
+    expect(await shownEnergy(a)).toBe(50.01);
+  }, 30_000);
 });
