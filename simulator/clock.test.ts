@@ -55,3 +55,24 @@ describe('VirtualClock', () => {
     expect(() => clock.advance(1.5)).toThrow(TypeError);
   });
 });
+
+describe('wallShift [MC-11.2]', () => {
+  it('moves with start, advance and set, never with the speed or the passing of wall time', async () => {
+    let wall = 1_000_000;
+    const clock = new VirtualClock({ wall: () => wall, speed: 0 });
+    expect(clock.wallShift()).toBe(0);
+    wall += 60_000; // frozen world, wall time passes: offset() falls, the shift does not
+    expect(clock.offset()).toBe(-60_000);
+    expect(clock.wallShift()).toBe(0);
+    await clock.advance(6 * 3_600_000);
+    expect(clock.wallShift()).toBe(6 * 3_600_000);
+    clock.setSpeed(60);
+    wall += 1_000;
+    expect(clock.wallShift()).toBe(6 * 3_600_000);
+    await clock.set(wall - 86_400_000, 1); // a snapshot of yesterday restored
+    expect(clock.wallShift()).toBe(-86_400_000);
+    wall += 5_000;
+    expect(clock.wallShift()).toBe(clock.offset()); // at speed 1 the two agree
+    expect(new VirtualClock({ wall: () => wall, start: wall + 42 }).wallShift()).toBe(42);
+  });
+});

@@ -11,6 +11,8 @@ export interface ClockOptions {
   speed?: number;
   /** Virtual time at creation; defaults to wall time. */
   start?: number;
+  /** [MC-11.2] The wall shift kept from before a restart; defaults to start − wall. */
+  shift?: number;
 }
 
 export class VirtualClock {
@@ -18,6 +20,8 @@ export class VirtualClock {
   #speed: number;
   #baseWall: number;
   #baseVirtual: number;
+  /** Set by start, `advance` and `set`, never by the speed: see `wallShift`. */
+  #shift: number;
   readonly #listeners = new Set<AdvanceListener>();
   #advancing: Promise<void> = Promise.resolve();
 
@@ -29,6 +33,7 @@ export class VirtualClock {
     this.#speed = speed;
     this.#baseWall = this.#wall();
     this.#baseVirtual = opts.start ?? this.#baseWall;
+    this.#shift = opts.shift ?? this.#baseVirtual - this.#baseWall;
   }
 
   /** Virtual time, integer ms since epoch. Never goes backwards. */
@@ -64,6 +69,7 @@ export class VirtualClock {
       this.#rebase();
       const from = this.#baseVirtual;
       this.#baseVirtual += ms;
+      this.#shift += ms;
       const to = this.#baseVirtual;
       for (const listener of this.#listeners) await listener(from, to);
       return { from, to };
@@ -87,11 +93,22 @@ export class VirtualClock {
     this.#baseWall = this.#wall();
     this.#baseVirtual = Math.floor(virtual);
     this.#speed = speed;
+    this.#shift = this.#baseVirtual - this.#baseWall;
   }
 
   /** Offset of virtual time from wall time, for persisting the clock across restarts. */
   offset(): number {
     return this.now() - this.#wall();
+  }
+
+  /**
+   * [MC-11.2] How far the world was put from wall time by its start, jumps (`advance`) and `set`, but
+   * not by its speed: what a wall-clock meter's times are shifted by. Constant between those, so a
+   * live meter's samples keep their spacing (at speed 0 they would otherwise all land on one instant);
+   * at speed 1 it equals `offset()`.
+   */
+  wallShift(): number {
+    return this.#shift;
   }
 
   #rebase(): void {

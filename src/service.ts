@@ -202,14 +202,16 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   started.push(() => lease.release());
   const stored = await store.getSetting('clock.offset');
   const offset = Number(stored ?? 0);
+  // [MC-11.2] A store from before the shift was kept: its offset is the best guess (exact at 1×).
+  const storedShift = Number((await store.getSetting('clock.shift')) ?? stored ?? 0);
   const speedSetting = await store.getSetting('clock.speed');
   const storedSpeed = speedSetting == null ? Number.NaN : Number(speedSetting);
   const clock = new VirtualClock({
     speed: config.speed ?? (Number.isFinite(storedSpeed) && storedSpeed >= 0 ? storedSpeed : 1),
-    start:
-      stored == null && config.clockStart !== undefined
-        ? config.clockStart
-        : Date.now() + (Number.isFinite(offset) ? offset : 0),
+    // A fresh world starts on wall time exactly (no start given): external meters' times are then not
+    // shifted at all [MC-11.2].
+    start: stored == null ? config.clockStart : Date.now() + (Number.isFinite(offset) ? offset : 0),
+    shift: stored == null || !Number.isFinite(storedShift) ? undefined : storedShift,
   });
   // Seqs never repeat across restarts (seq-reserve.ts); money and meter state also go to the store.
   const durable = await DurableEvents.open({ store, keep: config.events?.durableKeep, log: logRedacted });

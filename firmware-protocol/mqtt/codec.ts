@@ -39,7 +39,7 @@ export function parseObject(payload: Buffer | string): DecodeResult<Record<strin
     if (!isUtf8(payload)) return fail('MC-3.1', 'payload is not valid UTF-8');
     text = payload.toString('utf8');
   }
-  if (text.length === 0) return fail('MC-3.1', 'empty payload (a retained topic cleared [MC-2.4])');
+  if (text.length === 0) return fail('MC-3.1', 'empty payload');
   let value: unknown;
   try {
     value = JSON.parse(text);

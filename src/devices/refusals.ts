@@ -20,7 +20,10 @@ export const REFUSAL_RULES = {
   staleState: 'MC-5.1',
   /** A sample whose energy is below an earlier sample's, or above a later one's. */
   energyBackwards: 'MC-7.5',
-  /** A sample whose energy differs from the newest sample's by more than any meter could register. */
+  /**
+   * A sample whose energy differs from the newest sample's by more than any meter could register, or
+   * whose register value is at or above the register_max_kwh its meter declared (MC-7.12).
+   */
   energyImplausible: 'MC-7.8',
   /** A sample whose register epoch is below the one held, or a new epoch stamped before the newest sample. */
   registerEpoch: 'MC-7.9',

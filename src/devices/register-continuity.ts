@@ -49,7 +49,7 @@ export function needsJoin(
 }
 
 /** Register plus offset, to the µWh: the offset's binary noise never shows (10.02 + 5.001 = 15.021). */
-function plus(kwh: number, offset: number): number {
+export function plus(kwh: number, offset: number): number {
   return offset === 0 ? kwh : Math.round((kwh + offset) * 1e6) / 1e6;
 }
 
@@ -97,7 +97,8 @@ export function joinSample(
 }
 
 /**
- * judgeSamples (plausibility.ts) on the joined series: each sample is first joined [MC-7.9] [MC-7.10],
+ * judgeSamples (plausibility.ts) on the joined series: a register value at or above the declared
+ * maximum is refused [MC-7.12]; each other sample is first joined [MC-7.9] [MC-7.10],
  * then judged as continuous energy [MC-3.10] [MC-7.5] [MC-7.8]; a refused sample changes nothing.
  * Accepted samples carry the continuous energy.
  */
@@ -114,6 +115,11 @@ export function judgeJoined(
   let reg = held;
   let ref = newest;
   for (const sample of samples) {
+    // [MC-7.12] A register that counts modulo its maximum never reads it: the first sample too.
+    if (maxKwh !== undefined && sample.energy >= maxKwh) {
+      refused.push({ sample, reason: 'energyImplausible' });
+      continue;
+    }
     const j = joinSample(sample, reg, ref, maxKwh);
     if (!j.ok) {
       refused.push({ sample, reason: 'registerEpoch' });

@@ -69,6 +69,65 @@ describe('TwinRegistry on a broker that lets anything through', () => {
   });
 });
 
+describe('TwinRegistry and zero-length payloads', () => {
+  it('[MC-9.6] an empty telemetry or reply is malformed (MC-3.1), counted and logged; an empty retained topic is cleared [MC-2.4]', async () => {
+    const url = await plainBroker();
+    const lines: string[] = [];
+    const twins = new TwinRegistry({
+      mqttUrl: url,
+      username: 'svc',
+      password: 'x',
+      devicePk: () => 1,
+      ingest: async () => {},
+      now: () => NOW,
+      log: (_level, line) => void lines.push(line),
+    });
+    cleanups.push(() => twins.stop());
+    await twins.start();
+    const meter = await connectAsync(url, { clientId: 'M3' });
+    cleanups.push(() => meter.endAsync());
+    for (const channel of ['info', 'state', 'availability'] as const)
+      await meter.publishAsync(topicFor('M3', channel), '', { qos: 1, retain: true });
+    await meter.publishAsync(topicFor('M3', 'telemetry'), '', { qos: 1 });
+    await meter.publishAsync(topicFor('M3', 'reply'), Buffer.alloc(0), { qos: 1 });
+    for (let i = 0; twins.dropped.malformed < 2 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(twins.dropped.malformed).toBe(2);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /dropped malformed message on meterstack\/v1\/M3\/telemetry: empty payload \[MC-3\.1\]$/,
+      ),
+      expect.stringMatching(
+        /dropped malformed message on meterstack\/v1\/M3\/reply: empty payload \[MC-3\.1\]$/,
+      ),
+    ]);
+  });
+});
+
+describe('TwinRegistry and a flood of malformed messages', () => {
+  it('[MC-9.7] counts every one; logs the first five one by one and the rest in one summary line', async () => {
+    const url = await plainBroker();
+    const lines: string[] = [];
+    const twins = new TwinRegistry({
+      mqttUrl: url,
+      username: 'svc',
+      password: 'x',
+      now: () => NOW,
+      log: (_level, line) => void lines.push(line),
+    });
+    await twins.start();
+    const meter = await connectAsync(url, { clientId: 'M4' });
+    cleanups.push(() => meter.endAsync());
+    for (let i = 0; i < 20; i++) await meter.publishAsync(topicFor('M4', 'telemetry'), '', { qos: 1 });
+    for (let i = 0; twins.dropped.malformed < 20 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(twins.dropped.malformed).toBe(20);
+    await twins.stop(); // ends the interval: its summary is written
+    expect(lines.filter((l) => l.includes('dropped malformed message on'))).toHaveLength(5);
+    expect(lines).toContain(
+      'twins: dropped 15 more malformed message(s) not logged one by one in the last 10 s: 15 [MC-3.1] (from M4: 15)',
+    );
+  });
+});
+
 describe('TwinRegistry beside other service processes (issue 11 §4)', () => {
   it("[MC-8.9] a reply to a peer's command is ignored silently; the sender takes it; a guess is still refused", async () => {
     const url = await plainBroker();

@@ -11,12 +11,15 @@ import { type EventBus, silentBus } from '../events/bus.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { sampleRow } from '../store/sample-row.ts';
 import type { SampleRow } from '../store/types.ts';
+import { MalformedLog } from './malformed-log.ts';
+import { availabilityToWorld, type MeterClock, stateToWorld, telemetryToWorld } from './meter-clock.ts';
 import { PendingCommands, type Reply } from './pending-commands.ts';
 import { judgeSamples, stateRefusal } from './plausibility.ts';
 import { RefusalLog, type RefusalReason } from './refusals.ts';
 import type { RegisterContinuity } from './register-continuity.ts';
 import { RegisterJoins } from './register-join.ts';
 import { ReportBatch } from './report-batch.ts';
+import { CHECKED, followTwin, reanchorLine, UNCHECKED } from './series-anchor.ts';
 import { TelemetrySummary } from './telemetry-summary.ts';
 import {
   infoChanges,
@@ -28,6 +31,8 @@ import {
 import type { CommandOutcome, Log, Twin, TwinCommand, TwinReport } from './types.ts';
 
 const UNSUBSCRIBE_TIMEOUT_MS = 2_000;
+/** [MC-2.4] The retained channels, where a zero-length payload means "cleared". */
+const CLEARABLE: ReadonlySet<string> = new Set(['info', 'state', 'availability']);
 
 export interface TwinRegistryOptions {
   mqttUrl: string;
@@ -63,6 +68,10 @@ export interface TwinRegistryOptions {
    */
   worldClockTopic?: string;
   onWorldClock?: (payload: Buffer) => void;
+  /** [MC-11.1] Which clock a device's meter lives on; default: the world's (virtual). */
+  clockOf?: (deviceId: string) => MeterClock;
+  /** [MC-11.2] The world's offset from wall time now (virtual − wall, ms); default 0. */
+  wallOffset?: () => number;
   /** [MC-7.9] Makes a device's register continuity durable; its samples are stored only after it. */
   saveRegister?: (deviceId: string, register: RegisterContinuity) => Promise<void>;
 }
@@ -72,6 +81,8 @@ export interface RestoredTwin extends TwinReport {
   latest: SamplePayload | null;
   /** [MC-7.9] How its registers join into the stored series; absent: never reset. */
   register?: RegisterContinuity;
+  /** [MC-7.13] Its newest sample agrees with the one stored before it; absent: not known, unchecked. */
+  anchorChecked?: boolean;
 }
 
 /** [LEDGER-2] Twins never carry money: a credit without its ledger entry first would be money from nowhere. */
@@ -99,7 +110,11 @@ export class TwinRegistry {
   readonly dropped = { malformed: 0, unknownDevice: 0, ingestFailed: 0 };
   /** Replies to commands another service process sent (issue 11 §4): ignored, not refused. */
   peerReplies = 0;
+  /** [MC-7.13] Series that a run of agreeing samples took over from an unchecked wild one. */
+  reanchored = 0;
   readonly #refusals: RefusalLog;
+  /** [MC-9.7] Malformed messages' log lines, bounded as refusals' are. */
+  readonly #malformed: MalformedLog;
   readonly #now: () => number;
   readonly #bus: EventBus;
   readonly #ingesting = new Set<Promise<void>>();
@@ -118,6 +133,7 @@ export class TwinRegistry {
     this.#registers = new RegisterJoins({ save: opts.saveRegister, log: opts.log });
     this.#pending = new PendingCommands(this.#bus, (id) => this.#ctx(id));
     this.#summary = new TelemetrySummary({ bus: this.#bus, intervalMs: opts.summaryIntervalMs });
+    this.#malformed = new MalformedLog(opts.log ?? (() => {}));
     this.#refusals = new RefusalLog({
       log: opts.log ?? (() => {}),
       // [MC-9.5] Within the log's bounds: each refusal told, and one event per reason summed up.
@@ -158,6 +174,7 @@ export class TwinRegistry {
       twin.info = r.info;
       twin.state = r.state;
       twin.latest = r.latest;
+      twin.anchor = r.anchorChecked ? CHECKED : UNCHECKED;
       if (r.register) this.#registers.restore(r.deviceId, r.register);
     }
   }
@@ -305,6 +322,7 @@ export class TwinRegistry {
     this.#client = null;
     await this.saveReports();
     this.#refusals.stop();
+    this.#malformed.stop();
     this.#summary.stop();
   }
 
@@ -347,8 +365,10 @@ export class TwinRegistry {
     const parsed = parseTopic(topic);
     if (!parsed || parsed.channel === 'cmd') return;
     const { deviceId, channel } = parsed;
-    // [MQTT-3.3.1-10] An empty retained publish clears a topic (a retired meter's, world-snapshots.ts): no message.
-    if (payload.length === 0) return;
+    // [MC-2.4] [MQTT-3.3.1-10] An empty publish clears a retained topic (a retired meter's,
+    // world-snapshots.ts): no message. Events have nothing to clear: an empty one is malformed (MC-3.1),
+    // counted and logged as any other [MC-9.6].
+    if (payload.length === 0 && CLEARABLE.has(channel)) return;
     // [MC-2.7] Events are never retained; one that is would replay old telemetry or answer a new command.
     if (retain && (channel === 'telemetry' || channel === 'reply')) {
       this.#refusals.refuse('retained', deviceId, () => `retained ${channel} of ${deviceId}`);
@@ -357,20 +377,22 @@ export class TwinRegistry {
     const decoded = decode(channel, payload);
     if (!decoded.ok) {
       this.dropped.malformed++;
-      this.#opts.log?.('warn', `twins: dropped malformed message on ${topic}: ${decoded.error.message}`);
+      this.#malformed.drop(deviceId, topic, decoded.error.rule, decoded.error.message);
       return;
     }
     const msg = decoded.value;
+    // [MC-11.2] A wall-clock meter's times, on the world's clock before anything judges or keeps them.
+    const offset = this.#opts.clockOf?.(deviceId) === 'wall' ? (this.#opts.wallOffset?.() ?? 0) : 0;
     switch (channel) {
       case 'info':
         this.#onInfo(deviceId, msg as InfoPayload);
         break;
       case 'state':
-        this.#onState(deviceId, msg as StatePayload);
+        this.#onState(deviceId, stateToWorld(msg as StatePayload, offset));
         break;
       case 'availability': {
         const twin = this.#twin(deviceId);
-        const a = msg as { online: boolean; ts?: number };
+        const a = availabilityToWorld(msg as { online: boolean; ts?: number }, offset);
         const was = twin.online;
         twin.online = a.online;
         twin.onlineSince = a.ts ?? null;
@@ -385,7 +407,10 @@ export class TwinRegistry {
         break;
       }
       case 'telemetry':
-        this.#onTelemetry(this.#twin(deviceId), msg as { samples: SamplePayload[] });
+        this.#onTelemetry(
+          this.#twin(deviceId),
+          telemetryToWorld(msg as { samples: SamplePayload[] }, offset),
+        );
         break;
       case 'reply':
         this.#onReply(deviceId, msg as Reply);
@@ -483,14 +508,25 @@ export class TwinRegistry {
     for (const r of verdict.refused)
       if (r.reason !== 'tsInFuture') handled = Math.max(handled, r.sample.ts);
       else future = Math.max(future, r.sample.ts);
-    const samples = verdict.accepted;
+    let samples = verdict.accepted;
+    let newest = verdict.newest;
+    // [MC-7.13] A run of samples that outvoted an unchecked wild one becomes the series.
+    const reanchor = followTwin(twin, samples.length, verdict.refused, () =>
+      this.#registers.held(twin.deviceId),
+    );
+    if (reanchor) {
+      this.reanchored++;
+      this.#opts.log?.('warn', reanchorLine(twin.deviceId, reanchor));
+      samples = [...reanchor.run];
+      newest = reanchor.run[reanchor.run.length - 1]!;
+    }
     if (samples.length === 0) {
       if (handled > twin.lastSampleTs) twin.lastSampleTs = handled;
       if (future > twin.lastFutureTs) twin.lastFutureTs = future;
       return;
     }
-    twin.latest = verdict.newest;
-    if (verdict.newest) this.#summary.add(twin.deviceId, samples.length, verdict.newest);
+    twin.latest = newest;
+    if (newest) this.#summary.add(twin.deviceId, samples.length, newest);
     const last = samples[samples.length - 1]!;
     if (!this.#opts.ingest) {
       twin.lastSampleTs = Math.max(twin.lastSampleTs, last.ts, handled);

@@ -1,5 +1,6 @@
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import type { MeterCommand } from '../../simulator/meter/types.ts';
+import type { AnchorState } from './series-anchor.ts';
 
 /** [LEDGER-2] What twins may send: every op but `recharge` (credits go through World.recharge, ledger first). */
 export type TwinCommand = Exclude<MeterCommand, { op: 'recharge' }>;
@@ -23,6 +24,8 @@ export interface Twin {
    * as handled for a virtual meter, whose adapter sends nothing older after it (MC-7.3).
    */
   lastFutureTs: number;
+  /** [MC-7.13] Whether the newest sample held was checked against another; absent: not checked. */
+  anchor?: AnchorState;
 }
 
 /**

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { $ZodType } from 'zod/v4/core';
 import * as v2 from '../api/v2/schemas.ts';
 import * as sim from '../sim/schemas.ts';
-import { validatorCompiler } from './validation.ts';
+import { nulPaths, validatorCompiler } from './validation.ts';
 
 function messages(schema: unknown, input: unknown): { path: string; msg: string }[] {
   const validate = validatorCompiler({
@@ -85,5 +85,27 @@ describe('every message of the request schemas is in the one style', () => {
     expect(found.map((f) => f.msg).join('\n')).not.toMatch(
       /Invalid input|expected .* received|Too (big|small)/,
     );
+  });
+});
+
+describe('nulPaths [spec-decisions 149]', () => {
+  it.each([
+    ['a clean body', { a: 'x', b: [1, 'y', { c: 'z' }] }, []],
+    ['a string', 'a\u0000', [[]]],
+    ['a nested value', { a: [{ b: 'ok' }, { b: '\u0000' }] }, [['a', 1, 'b']]],
+    ['a key', { 'k\u0000': 'v' }, [['k\u0000']]],
+    ['two fields, in order', { x: '\u0000', y: { z: 'q\u0000' } }, [['x'], ['y', 'z']]],
+    ['the two characters \\ and 0 are no NUL', { a: '\\0', b: '\\u0000' }, []],
+  ])('%s', (_name, data, paths) => {
+    expect(nulPaths(data)).toEqual(paths);
+  });
+
+  it('walks 100,000 levels of nesting without overflowing the stack, and names at most 20 fields', () => {
+    let deep: unknown = '\u0000';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const found = nulPaths(deep);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toHaveLength(100_000);
+    expect(nulPaths(Array.from({ length: 500 }, () => '\u0000'))).toHaveLength(20);
   });
 });

@@ -89,8 +89,14 @@ export const validatorCompiler: FastifySchemaCompiler<$ZodType> =
   ({ schema }) =>
   (data) => {
     const result = safeParse(schema, data, { error: styleIssue });
-    if (!result.error) return { value: result.data };
-    const errors = result.error.issues.map((issue) => ({
+    // [spec-decisions 149] Every text the API takes, in every route and every part of a request.
+    const nul = nulPaths(data);
+    if (!result.error && nul.length === 0) return { value: result.data };
+    const issues: { code: string; path: PropertyKey[]; message: string }[] = [
+      ...(result.error?.issues ?? []),
+      ...nul.map((path) => ({ code: 'nul_character', path, message: NUL_MESSAGE })),
+    ];
+    const errors = issues.map((issue) => ({
       [Symbol.for('ZodFastifySchemaValidationError')]: true,
       keyword: issue.code,
       instancePath: `/${issue.path.join('/')}`,
@@ -100,3 +106,47 @@ export const validatorCompiler: FastifySchemaCompiler<$ZodType> =
     }));
     return { error: errors as unknown as Error };
   };
+
+export const NUL_MESSAGE = 'String should not contain the NUL character (U+0000)';
+
+/**
+ * [spec-decisions 149] Where a request holds U+0000, in a string or a key: PostgreSQL's `text` and
+ * `jsonb` cannot store it (SQLite can), so the API refuses it before any store sees it, the same answer
+ * on both. Iterative, so a deeply nested body cannot overflow the stack; JSON.parse already walked it,
+ * and a body holds no NUL in the common case, so this is one more pass over small values.
+ */
+export function nulPaths(data: unknown): PropertyKey[][] {
+  const found: PropertyKey[][] = [];
+  // Each entry links to its parent, so a path is built only for a hit (a deep body copies nothing).
+  const stack: { value: unknown; at: Step | null }[] = [{ value: data, at: null }];
+  while (stack.length > 0 && found.length < MAX_NUL_ITEMS) {
+    const { value, at } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) found.push(pathOf(at));
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], at: { key: i, up: at } });
+    } else if (typeof value === 'object' && value !== null) {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const step = { key: keys[i]!, up: at };
+        if (step.key.includes('\0')) found.push(pathOf(step));
+        else stack.push({ value: (value as Record<string, unknown>)[step.key], at: step });
+      }
+    }
+  }
+  return found;
+}
+
+interface Step {
+  key: PropertyKey;
+  up: Step | null;
+}
+
+function pathOf(step: Step | null): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let s = step; s !== null; s = s.up) path.push(s.key);
+  return path.reverse();
+}
+
+/** A body full of NULs is told about its first few: enough to fix it, not a reply as big as the body. */
+const MAX_NUL_ITEMS = 20;

@@ -58,6 +58,11 @@ export class ApiWorld implements ServiceWorld {
     return [];
   }
 
+  /** [MC-11.3] Advances run in the world process, which answers for its external meters. */
+  wallClockOnline(): string[] {
+    return [];
+  }
+
   provisionDevice: ServiceWorld['provisionDevice'] = async () => inTheWorld('provisioning a device');
   setOnline: ServiceWorld['setOnline'] = async () => inTheWorld('plugging a meter');
   recharge: ServiceWorld['recharge'] = async () => inTheWorld('a recharge');

@@ -144,7 +144,8 @@ const OPERATIONS = {
   },
   advanceClock: {
     summary: 'Move the virtual clock forward',
-    description: 'Every meter lives through the jump (usage, billing, cut-offs). Answers `{from, to, now}`.',
+    description:
+      'Every virtual meter lives through the jump (usage, billing, cut-offs). External meters live on wall time and cannot (MC-11.3): `wall_clock_meters` lists those online, whose next data map onto the new time. Answers `{from, to, now, workers, wall_clock_meters}`.',
     response: simResponses({ data: object, errors: BODY }),
   },
   setClockSpeed: {
@@ -154,7 +155,8 @@ const OPERATIONS = {
   },
   getClock: {
     summary: 'Read the virtual clock',
-    description: '`{now, now_ms, speed}`.',
+    description:
+      "`{now, now_ms, speed, wall_offset_ms}`; `wall_offset_ms`, the world process's wall shift (virtual − wall as its start, jumps and restores set it, not its speed), is what external meters' times are mapped by (MC-11.2).",
     response: simResponses({ data: object }),
   },
   listBackfills: {

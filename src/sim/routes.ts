@@ -299,11 +299,18 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   replaceRoutes(app, { world, virtualMeter });
 
   r.post('/clock/advance', { schema: { ...simDoc('advanceClock'), body: s.advanceBody } }, async (req) => {
+    const wallClock = world.wallClockOnline(); // [MC-11.3] online before the jump; not taken along
     const { from, to } = await world.advance(req.body.seconds * 1000);
     const { late, done } = world.workers?.lastAdvance ?? { late: [], done: [] };
     return success(
       now(),
-      { from: toIstIso(from), to: toIstIso(to), now: toIstIso(now()), workers: { done, late } },
+      {
+        from: toIstIso(from),
+        to: toIstIso(to),
+        now: toIstIso(now()),
+        workers: { done, late },
+        wall_clock_meters: wallClock,
+      },
       late.length > 0 ? `clock advanced; fleet workers late: ${late.join(', ')}` : 'clock advanced',
     );
   });
@@ -314,7 +321,13 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
   });
 
   r.get('/clock', { schema: simDoc('getClock') }, async () => {
-    return success(now(), { now: toIstIso(now()), now_ms: now(), speed: world.clock.speed });
+    // [MC-11.2] wall_offset_ms: what external meters' times are mapped by (virtual − wall).
+    return success(now(), {
+      now: toIstIso(now()),
+      now_ms: now(),
+      speed: world.clock.speed,
+      ...(world.clock.wallShift ? { wall_offset_ms: world.clock.wallShift() } : {}),
+    });
   });
 
   r.get('/backfills', { schema: simDoc('listBackfills') }, async () => {

@@ -11,6 +11,8 @@ import type { WorldSnapshots } from './world-snapshots.ts';
 export interface ClockView {
   now(): number;
   readonly speed: number;
+  /** [MC-11.2] The world's wall shift; only the world process knows it (VirtualClock.wallShift). */
+  wallShift?(): number;
 }
 
 export type ServiceWorld = Pick<
@@ -32,6 +34,7 @@ export type ServiceWorld = Pick<
   | 'rechargeExternal'
   | 'checkExternalLedger'
   | 'advance'
+  | 'wallClockOnline'
   | 'setSpeed'
   | 'backfills'
   | 'reconciliation'

@@ -92,6 +92,8 @@ export class SnapshotSaver {
   async #saveClock(): Promise<ClockAnchor> {
     const { clock, store } = this.#opts;
     await store.setSetting('clock.offset', String(clock.offset()));
+    // [MC-11.2] The wall shift apart from the offset: at another speed than 1 they differ.
+    await store.setSetting('clock.shift', String(clock.wallShift()));
     // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
     await store.setSetting('clock.speed', String(clock.speed));
     // API instances follow the world's clock from this one row (src/instance/world-clock.ts): both

@@ -4,6 +4,7 @@
 
 import { decode } from '../../firmware-protocol/mqtt/codec.ts';
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+import { energyRefusal } from '../devices/plausibility.ts';
 import type { RegisterContinuity } from '../devices/register-continuity.ts';
 import type { RestoredTwin } from '../devices/twins.ts';
 import type { TwinReport } from '../devices/types.ts';
@@ -39,12 +40,17 @@ export async function loadTwins(store: Store, notAfter: number): Promise<Restore
     const report = reports.get(device.pk);
     const row = await store.latestSample(device.pk, notAfter);
     if (!report && !row) continue;
+    // [MC-7.13] The newest sample is checked when the one stored before it agrees with it; a series'
+    // only sample (a wild first one an older build stored) is not.
+    const before = row && (await store.latestSample(device.pk, row.ts - 1));
     const register = registers.get(device.pk);
     twins.push({
       deviceId: device.deviceId,
       info: payload<InfoPayload>('info', report?.info ?? null),
       state: payload<StatePayload>('state', report?.state ?? null),
       latest: row && toSample(row),
+      anchorChecked:
+        row !== null && before !== null && energyRefusal(toSample(row), toSample(before)) === null,
       // [MC-7.9] How its registers join into the stored series.
       ...(register ? { register: { epoch: register.epoch, offsetKwh: register.offsetKwh } } : {}),
     });

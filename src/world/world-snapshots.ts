@@ -19,7 +19,7 @@ import type { World } from './world.ts';
 /** [spec-decisions 112] Settings a restore leaves as they are: event seqs never repeat; followers are processes. */
 const KEEP_ON_RESTORE = [SEQ_SETTING, FOLLOWERS_SEEN_SETTING];
 /** [spec-decisions 113] A reset keeps the clock too. */
-const KEEP_ON_RESET = [...KEEP_ON_RESTORE, 'clock.offset', 'clock.speed', 'clock.anchor'];
+const KEEP_ON_RESET = [...KEEP_ON_RESTORE, 'clock.offset', 'clock.shift', 'clock.speed', 'clock.anchor'];
 
 export function checkSnapshotName(name: string): void {
   if (!SNAPSHOT_NAME.test(name))

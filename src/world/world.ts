@@ -72,6 +72,8 @@ export class World {
   readonly #pks = new Map<string, number>();
   /** Each device's account, for the events' context. */
   readonly #accounts = new Map<string, number>();
+  /** [MC-11.1] External devices: their meters live on wall time, mapped onto the world's clock. */
+  readonly #external = new Set<string>();
   readonly #meta = new Map<string, MeterMeta>();
   readonly #secrets: MeterSecrets;
   readonly #snapshots: SnapshotSaver;
@@ -113,6 +115,8 @@ export class World {
       log: opts.log,
       bus: this.bus,
       accountOf: (id) => this.#accounts.get(id),
+      clockOf: (id) => (this.#external.has(id) ? 'wall' : 'virtual'),
+      wallOffset: () => opts.clock.wallShift(),
     });
     this.external = new ExternalCredits({
       store: opts.store,
@@ -250,6 +254,7 @@ export class World {
     this.#pks.set(deviceId, device.pk);
     this.#accounts.set(deviceId, device.accountId);
     await this.#opts.meterLogins?.addMeter(deviceId, secret);
+    if (input.external) this.#external.add(deviceId);
     if (input.external) return { device, secret, meter: null };
     const plan = newMeterPlan(input, deviceId, now);
     const state = plan.live(
@@ -377,11 +382,23 @@ export class World {
    * Jumps the clock; every meter lives through it, and its telemetry, the meters' states and the clock
    * are durable before this resolves (a crash right after must not put the clock back).
    */
+  /** [MC-11.3] The external devices online now, on wall time: an advance cannot take them along. */
+  wallClockOnline(): string[] {
+    return [...this.#external].filter((id) => this.twins.get(id)?.online === true).sort();
+  }
+
   async advance(ms: number): Promise<{ from: number; to: number }> {
     if (this.#busy) throw new WorldError('conflict', `the clock cannot advance while ${this.#busy} runs`);
     this.#advances++;
     try {
       const jump = await this.clock.advance(ms);
+      // [MC-11.3] Meters on wall time cannot jump: not waited for, told once.
+      const wall = this.wallClockOnline();
+      if (wall.length > 0)
+        this.log(
+          'info',
+          `clock: advanced ${ms / 1000} s; ${wall.length} external meter(s) on wall time did not live through it, their next data map onto the new time [MC-11.3]: ${wall.slice(0, 10).join(', ')}${wall.length > 10 ? ', …' : ''}`,
+        );
       await this.settle();
       await this.saveSnapshots();
       this.bus.emit('clock.advanced', jump);
@@ -436,7 +453,7 @@ export class World {
     );
     await Promise.all([...old.values()].filter((o) => !o.meter.connected).map((o) => o.meter.retire()));
     for (const [id, o] of old) if (!o.meter.connected) old.delete(id);
-    for (const map of [this.#meta, this.#pks, this.#accounts]) map.clear();
+    for (const map of [this.#meta, this.#pks, this.#accounts, this.#external]) map.clear();
     await this.saveSnapshots(); // after any save queued for the meters just gone
     await this.twins.settled();
     await this.#writer.flush();
@@ -587,6 +604,7 @@ export class World {
     for (const d of devices) {
       this.#pks.set(d.deviceId, d.pk);
       this.#accounts.set(d.deviceId, d.accountId);
+      if (d.kind === 'external') this.#external.add(d.deviceId);
     }
     const snapshots = new Map((await this.store.loadMeterSnapshots()).map((s) => [s.devicePk, s]));
     const issued = await issueMeterSecrets(this.store, this.#secrets, devices, snapshots, this.log);

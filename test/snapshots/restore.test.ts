@@ -57,7 +57,12 @@ async function look(deviceId: string) {
     spaces: await body(v2('GET', '/spaces/', undefined, a.key)),
     meter: await body(t.sim('GET', `/devices/${deviceId}`)),
     ledger: await body(t.sim('GET', '/ledger')),
-    clock: await body(t.sim('GET', '/clock')),
+    // [MC-11.2] Without wall_offset_ms: a restore puts the world at its snapshot's time from the wall
+    // time of the restore, so the shift external meters are mapped by is new by design.
+    clock: await body(t.sim('GET', '/clock')).then(({ status, data }) => {
+      const { wall_offset_ms: _shift, ...rest } = data as Record<string, unknown>;
+      return { status, data: rest };
+    }),
   };
 }
 

@@ -51,5 +51,18 @@ export function ago(ms, now) {
   return istDateTime(ms);
 }
 
+/**
+ * [MC-11.4] Which clock a meter lives on: a virtual meter on the world's; an external one on wall time,
+ * its data mapped onto the world's by the offset (virtual − wall) its time was shifted by.
+ */
+export function clockText(kind, offsetMs) {
+  if (kind !== 'external') return 'virtual (the world’s clock)';
+  const m = Math.round((offsetMs ?? 0) / 60_000);
+  if (m === 0) return 'wall clock (the world runs on it too)';
+  const h = Math.floor(Math.abs(m) / 60);
+  const span = `${h > 0 ? `${h} h` : ''}${h > 0 && Math.abs(m) % 60 ? ' ' : ''}${Math.abs(m) % 60 ? `${Math.abs(m) % 60} min` : ''}`;
+  return `wall clock, mapped to virtual (${m > 0 ? '+' : '−'}${span})`;
+}
+
 export const relayText = (on) => (on === null || on === undefined ? '—' : on ? 'closed' : 'open');
 export const tariffText = (t) => (t === 1 ? 'EB' : t === 2 ? 'DG' : '—');

@@ -279,7 +279,12 @@ export async function pollFleet(signal) {
 export async function refreshClock() {
   const r = await sim('GET', '/clock');
   if (r.ok) {
-    live.clock = { now_ms: r.data.now_ms, speed: r.data.speed, at: performance.now() };
+    live.clock = {
+      now_ms: r.data.now_ms,
+      speed: r.data.speed,
+      wall_offset_ms: r.data.wall_offset_ms ?? 0,
+      at: performance.now(),
+    };
     changed();
   }
   return r;

@@ -8,7 +8,7 @@ import { sim, v2 } from './api.js';
 import { TimeChart } from './charts.js';
 import { Controls } from './controls.js';
 import { EventList } from './events.js';
-import { ago, istDate, istTime, kwh, relayText, rupees, tariffText, watts } from './format.js';
+import { ago, clockText, istDate, istTime, kwh, relayText, rupees, tariffText, watts } from './format.js';
 import { useEvery, useLive } from './hooks.js';
 import { live, virtualNow } from './live.js';
 
@@ -133,6 +133,7 @@ function Facts({ row, detail, now }) {
     ${fact('Power', watts(row.active_power))}
     ${fact('Energy', kwh(row.energy))}
     ${fact('Last seen', ago(row.last_seen, now))}
+    ${fact('Clock', html`<span data-clock-kind=${row.kind === 'external' ? 'wall' : 'virtual'}>${clockText(row.kind, live.clock?.wall_offset_ms)}</span>`)}
     ${fact('Model', `${row.model}${detail?.firmware ? ` · fw ${detail.firmware}` : ''}`)}
     ${detail?.wifi ? fact('WiFi', `${detail.wifi.ssid}${detail.wifi.config_mode ? ' · config mode' : ''}`) : null}
     ${detail?.load ? fact('Load', detail.load.kind === 'constant' ? `constant ${watts(detail.load.watts)}` : `household, peak ${watts(detail.load.peakWatts)}`) : null}
