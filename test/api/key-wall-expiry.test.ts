@@ -140,6 +140,19 @@ describe.each(await dbBackends())('wall-clock key expiry on $name [CON-4]', ({ n
     expect((await v2('GET', '/spaces/', undefined, k.api_key)).status).toBe(200);
   });
 
+  it('[SNAP-9] probe: a key revoked after a snapshot (the console’s logout) stays revoked when it is restored', async () => {
+    const k = await mint({ ttl_seconds: 3600 });
+    const kept = await mint({ ttl_seconds: 3600 });
+    ok(await t.sim('POST', '/snapshots', { name: `revoked-${backend}` }), 201);
+    ok(await t.sim('DELETE', `/keys/${encodeURIComponent(k.api_key)}`));
+    ok(await t.sim('POST', `/snapshots/revoked-${backend}/restore`));
+    const r = await v2('GET', '/spaces/', undefined, k.api_key);
+    expect(r.status).toBe(401);
+    expect(r.body.error).toEqual(await refusal());
+    // Only the revocation is carried over: a key live in both the snapshot and now still works.
+    expect((await v2('GET', '/spaces/', undefined, kept.api_key)).status).toBe(200);
+  });
+
   it('probe: ttl_seconds outside 1..604800 or not an integer is a validation_error, and mints nothing', async () => {
     const count = async () =>
       (

@@ -267,6 +267,10 @@ async function hasTable(c: pg.Pool | pg.PoolClient, schema: string, table: strin
 /** Empties the world tables and (from schema `from`) fills them again; inside the caller's transaction. */
 async function replaceWorld(c: pg.PoolClient, keep: readonly string[], from: string | null): Promise<void> {
   await c.query('ALTER TABLE ledger DISABLE TRIGGER ledger_no_update, DISABLE TRIGGER ledger_no_truncate');
+  // [SNAP-9] A revocation outlives a restore: a key revoked after the snapshot stays revoked.
+  const revoked = await c.query<{ key_hash: string; revoked_at: string }>(
+    'SELECT key_hash, revoked_at FROM api_keys WHERE revoked_at IS NOT NULL',
+  );
   await c.query(`TRUNCATE ${WORLD_TABLES.join(', ')}`);
   await c.query('DELETE FROM settings WHERE NOT (key = ANY($1))', [keep]);
   if (from) {
@@ -276,6 +280,12 @@ async function replaceWorld(c: pg.PoolClient, keep: readonly string[], from: str
       await c.query(`INSERT INTO ${t} OVERRIDING SYSTEM VALUE SELECT * FROM ${from}.${t}`);
     }
     await c.query(`INSERT INTO settings SELECT * FROM ${from}.settings WHERE NOT (key = ANY($1))`, [keep]);
+    if (revoked.rows.length > 0)
+      await c.query(
+        `UPDATE api_keys k SET revoked_at = r.revoked_at FROM unnest($1::text[], $2::bigint[]) AS r (key_hash, revoked_at)
+         WHERE k.key_hash = r.key_hash AND k.revoked_at IS NULL`,
+        [revoked.rows.map((r) => r.key_hash), revoked.rows.map((r) => r.revoked_at)],
+      );
     const ids = await c.query<{ name: string; value: number }>(`SELECT name, value FROM ${from}.identities`);
     for (const { name, value } of ids.rows)
       await c.query('SELECT setval($1, greatest($2::bigint, 1), $2::bigint > 0)', [

@@ -266,6 +266,10 @@ export class SqliteWorldSnapshots {
 /** The world tables emptied, then (from schema `from`, if any) filled; inside the caller's transaction. */
 function replaceWorld(db: Database.Database, keep: readonly string[], from: string | null): void {
   db.exec('DROP TRIGGER ledger_no_update; DROP TRIGGER ledger_no_delete;');
+  // [SNAP-9] A revocation outlives a restore: a key revoked after the snapshot stays revoked.
+  const revoked = db
+    .prepare('SELECT key_hash, revoked_at FROM main.api_keys WHERE revoked_at IS NOT NULL')
+    .all() as { key_hash: string; revoked_at: number }[];
   for (const table of [...WORLD_TABLES].reverse()) db.exec(`DELETE FROM main.${table}`);
   // [SNAP-2] Row by row into the live tables (`WHERE true`), their constraints checked and their
   // indexes built here: SQLite's transfer optimization would copy the file's index pages as they are.
@@ -275,6 +279,10 @@ function replaceWorld(db: Database.Database, keep: readonly string[], from: stri
       db.exec(
         `INSERT INTO main.${table} SELECT * FROM ${from}.${table}${BY_KEY.has(table) ? '' : ' WHERE true'}`,
       );
+  const revoke = db.prepare(
+    'UPDATE main.api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL',
+  );
+  for (const key of revoked) revoke.run(key.revoked_at, key.key_hash);
   const marks = keep.map(() => '?').join(', ');
   db.prepare(`DELETE FROM main.settings WHERE key NOT IN (${marks || 'NULL'})`).run(...keep);
   if (from)
