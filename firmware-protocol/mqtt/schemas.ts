@@ -87,6 +87,10 @@ export const InfoSchema = z
       .positive()
       .optional()
       .describe('[MC-4.6] the energy register rolls over to 0 when it reaches this (kWh)'),
+    clock: z
+      .enum(['wall', 'virtual'])
+      .optional()
+      .describe("[MC-4.7] the clock its ts are on (MC-11.1): wall time (the default) or the world's"),
   })
   .superRefine((info, ctx) => checkProperties(info.properties, ctx));
 

@@ -1,7 +1,7 @@
 // [MC-11] Which clock a meter lives on, and its times put on the world's. A virtual meter is run by the
 // service on the world's (virtual) clock, so its `ts` is world time already. An external meter (a
-// bridged serial or Modbus meter, a real one, `meterstack meter`, a replayed trace) lives on wall time
-// and cannot jump with `/sim/v1/clock/advance`; the service maps its times onto the world's clock at
+// bridged serial or Modbus meter, a real one, `meterstack meter`) lives on wall time, unless its info
+// declares the world's clock (MC-4.7, a replayed trace), and cannot jump with `/sim/v1/clock/advance`; the service maps its times onto the world's clock at
 // receipt by the world's offset from wall time [MC-11.2], before any check or store sees them. Pure.
 
 import type { SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';

@@ -256,6 +256,15 @@ export class TwinRegistry {
     if (this.#twins.get(deviceId)?.online) this.#offlineHints.set(deviceId, reason);
   }
 
+  /**
+   * [MC-11.1] The clock a device's times are on: the world's for a virtual meter; for an external one,
+   * wall time unless its info declares the world's [MC-4.7] (a replayed trace, a test client).
+   */
+  clockOf(deviceId: string): MeterClock {
+    const base = this.#opts.clockOf?.(deviceId) ?? 'virtual';
+    return base === 'wall' && this.#twins.get(deviceId)?.info?.clock === 'virtual' ? 'virtual' : base;
+  }
+
   /** Sends a command and waits for the meter's reply. */
   command(
     deviceId: string,
@@ -382,7 +391,7 @@ export class TwinRegistry {
     }
     const msg = decoded.value;
     // [MC-11.2] A wall-clock meter's times, on the world's clock before anything judges or keeps them.
-    const offset = this.#opts.clockOf?.(deviceId) === 'wall' ? (this.#opts.wallOffset?.() ?? 0) : 0;
+    const offset = this.clockOf(deviceId) === 'wall' ? (this.#opts.wallOffset?.() ?? 0) : 0;
     switch (channel) {
       case 'info':
         this.#onInfo(deviceId, msg as InfoPayload);

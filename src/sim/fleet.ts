@@ -13,6 +13,8 @@ export interface FleetRow {
   account_id: number;
   space_id: number | null;
   kind: 'virtual' | 'external';
+  /** [MC-11.1] The clock its times are on: an external meter's wall time, unless its info says [MC-4.7]. */
+  clock: 'virtual' | 'wall';
   model: string;
   /** The twin: online as the service saw it over MQTT. */
   online: boolean;
@@ -70,6 +72,7 @@ export async function fleetView({ store, twins, plugged }: FleetSources): Promis
       account_id: d.accountId,
       space_id: d.spaceId,
       kind: d.kind,
+      clock: d.kind === 'external' && twin?.info?.clock !== 'virtual' ? 'wall' : 'virtual',
       model: d.model,
       online: twin?.online ?? false,
       plugged: plugged(d.deviceId) ?? null,

@@ -384,7 +384,9 @@ export class World {
    */
   /** [MC-11.3] The external devices online now, on wall time: an advance cannot take them along. */
   wallClockOnline(): string[] {
-    return [...this.#external].filter((id) => this.twins.get(id)?.online === true).sort();
+    return [...this.#external]
+      .filter((id) => this.twins.get(id)?.online === true && this.twins.clockOf(id) === 'wall')
+      .sort();
   }
 
   async advance(ms: number): Promise<{ from: number; to: number }> {

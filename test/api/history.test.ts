@@ -8,6 +8,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { infoPayload } from '../hardening/hand-meter.ts';
 import { dbBackends, freshDb, queryDb } from '../helpers/db.ts';
 import { ServiceClients } from '../helpers/mqtt.ts';
 import { ADMIN_TOKEN, ok, startTestService, type TestService } from '../helpers/service.ts';
@@ -233,6 +234,13 @@ describe.each(await dbBackends())('on $name', ({ name: backend }) => {
     it('leaves out intervals with no reading, takes the last by ts whatever the arrival order, and keeps whole IST days', async () => {
       const a = await tenant(t.sim, { external: true, model: 'basic' });
       const meter = await clients.device(a.mqtt);
+      // It stamps its samples on the world's clock, as a replayed trace does, and says so [MC-4.7];
+      // a meter on wall time would have them mapped by the world's shift from wall time [MC-11.2].
+      await meter.publishAsync(
+        topicFor(a.deviceId, 'info'),
+        JSON.stringify({ ...infoPayload(a.deviceId), clock: 'virtual' }),
+        { qos: 1, retain: true },
+      );
       const d = days[1]!;
       const at = (hhmmss: string, ms = 0) =>
         DateTime.fromISO(`${d}T${hhmmss}`, { zone: ZONE }).toMillis() + ms;

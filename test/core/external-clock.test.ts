@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeterEvent } from '../../src/events/schemas.ts';
-import { HandMeter, sample, statePayload, until } from '../hardening/hand-meter.ts';
+import { HandMeter, infoPayload, sample, statePayload, until } from '../hardening/hand-meter.ts';
 import { type DbBackend, dbBackends, freshDb } from '../helpers/db.ts';
 import { ServiceClients } from '../helpers/mqtt.ts';
 import { ADMIN_TOKEN, ok, startTestService, type TestService } from '../helpers/service.ts';
@@ -106,6 +106,29 @@ describe.each(await dbBackends())(
       expect(Date.parse(last.timestamp)).toBeGreaterThan(after.now_ms - 15 * 60_000 - 1);
       // Nothing was invented for the 6 h it did not live through: the bucket before is the old reading's.
       expect(h.filter((r) => r.value === 10.01)).toHaveLength(1);
+    });
+
+    it('[MC-4.7] [MC-11.1] an external meter that declares the world’s clock is taken as it is, not mapped, and says so', async () => {
+      const b = await tenant(t.sim, { external: true, model: 'basic' });
+      const world = await clock();
+      expect(world.wall_offset_ms).toBeGreaterThanOrEqual(6 * H - 1_000);
+      const other = await HandMeter.connect(clients, b.mqtt, statePayload(world.now_ms));
+      await other.publish('info', { ...infoPayload(b.deviceId), clock: 'virtual' }, true);
+      await until(() => t.svc.world.twins.get(b.deviceId)?.info?.clock === 'virtual', 'info taken');
+      const ts = (await clock()).now_ms;
+      await other.publish('telemetry', { v: 1, samples: [sample(ts, 3)] });
+      await until(() => t.svc.world.twins.get(b.deviceId)?.latest?.energy === 3, 'sample taken');
+      // Its own ts, not ts + 6 h (which would be refused as in the future, MC-3.10).
+      expect(t.svc.world.twins.get(b.deviceId)!.latest!.ts).toBe(ts);
+      const fleet = ok(
+        await t.sim<{ devices: { device_id: string; clock: string }[] }>('GET', '/fleet'),
+      ).devices;
+      expect(fleet.find((d) => d.device_id === b.deviceId)!.clock).toBe('virtual');
+      expect(fleet.find((d) => d.device_id === a.deviceId)!.clock).toBe('wall');
+      // An advance names only the meters on wall time as not having lived through it.
+      const res = await t.sim<{ wall_clock_meters: string[] }>('POST', '/clock/advance', { seconds: 1 });
+      expect(ok(res).wall_clock_meters).not.toContain(b.deviceId);
+      await other.client.endAsync();
     });
 
     it('[MC-11.2] a restart keeps the shift: the next sample still lands at the world’s now', async () => {

@@ -73,7 +73,7 @@ function Row({ row, top, now, onOpen, selected }) {
     role="button" tabindex="0" onClick=${() => onOpen(row.device_id)}
     onKeyDown=${(e) => e.key === 'Enter' && onOpen(row.device_id)}>
     <span class="cell-meter"><b>${row.device_id}</b> <span class="muted">${row.name}</span>
-      ${row.kind === 'external' ? html` <span class="tag" title="lives on wall time; its data are mapped onto the world's clock [MC-11]">external · wall clock</span>` : null}</span>
+      ${row.kind === 'external' ? html` <span class="tag" title=${row.clock === 'wall' ? "lives on wall time; its data are mapped onto the world's clock [MC-11]" : "declares the world's clock [MC-4.7]: its times are taken as they are"}>external · ${row.clock === 'wall' ? 'wall clock' : 'world clock'}</span>` : null}</span>
     <span><span class=${`dot ${row.online ? 'on' : 'off'}`}></span>${row.online ? 'online' : 'offline'}</span>
     <span>${row.mode}</span>
     <span class="relay" data-relay=${String(row.relay_state)}>

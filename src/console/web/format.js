@@ -55,8 +55,9 @@ export function ago(ms, now) {
  * [MC-11.4] Which clock a meter lives on: a virtual meter on the world's; an external one on wall time,
  * its data mapped onto the world's by the offset (virtual − wall) its time was shifted by.
  */
-export function clockText(kind, offsetMs) {
+export function clockText(kind, clock, offsetMs) {
   if (kind !== 'external') return 'virtual (the world’s clock)';
+  if (clock !== 'wall') return 'the world’s clock, as it declares (MC-4.7)';
   const m = Math.round((offsetMs ?? 0) / 60_000);
   if (m === 0) return 'wall clock (the world runs on it too)';
   const h = Math.floor(Math.abs(m) / 60);

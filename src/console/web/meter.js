@@ -133,7 +133,7 @@ function Facts({ row, detail, now }) {
     ${fact('Power', watts(row.active_power))}
     ${fact('Energy', kwh(row.energy))}
     ${fact('Last seen', ago(row.last_seen, now))}
-    ${fact('Clock', html`<span data-clock-kind=${row.kind === 'external' ? 'wall' : 'virtual'}>${clockText(row.kind, live.clock?.wall_offset_ms)}</span>`)}
+    ${fact('Clock', html`<span data-clock-kind=${row.clock ?? 'virtual'}>${clockText(row.kind, row.clock, live.clock?.wall_offset_ms)}</span>`)}
     ${fact('Model', `${row.model}${detail?.firmware ? ` · fw ${detail.firmware}` : ''}`)}
     ${detail?.wifi ? fact('WiFi', `${detail.wifi.ssid}${detail.wifi.config_mode ? ' · config mode' : ''}`) : null}
     ${detail?.load ? fact('Load', detail.load.kind === 'constant' ? `constant ${watts(detail.load.watts)}` : `household, peak ${watts(detail.load.peakWatts)}`) : null}

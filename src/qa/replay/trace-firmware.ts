@@ -165,6 +165,7 @@ export class TraceFirmware {
       model: s.model,
       firmware: 'meterstack-replay/1.0.0',
       has_relay: true,
+      clock: 'virtual', // [MC-4.7] a trace's times are the world's (the replay sets its clock to them)
       telemetry_period_s: this.#opts.periodS,
       properties: [...PROPERTY_CATALOGUE[s.model]],
     });
