@@ -8,6 +8,7 @@ import { migrate } from '../sqlite/migrations.ts';
 import {
   checkSnapshotFile,
   openSnapshotFile,
+  tablesOf,
   readSnapshotMeta,
   writeSnapshotMeta,
 } from '../sqlite/snapshot-file.ts';
@@ -76,7 +77,9 @@ export async function importPgSnapshot(
       | { seq: number }
       | undefined;
     identities.set('ledger', seq?.seq ?? 0);
+    const has = tablesOf(db); // [SNAP-10] an older build's file lacks the tables added since
     function* pages(t: string): Iterable<Record<string, unknown>[]> {
+      if (!has.has(t)) return;
       let page: Record<string, unknown>[] = [];
       for (const row of db.prepare(`SELECT * FROM ${t}`).iterate() as Iterable<Record<string, unknown>>) {
         page.push(row);

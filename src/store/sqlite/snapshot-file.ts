@@ -54,20 +54,72 @@ export function openSnapshotFile(file: string): Database.Database {
 
 const normalise = (sql: string | null) => (sql === null ? null : sql.replace(/\s+/g, ' ').trim());
 
-let reference: Map<string, SchemaObject> | null = null;
+/**
+ * [SNAP-10] The oldest schema version a snapshot file may have: the first build that wrote world
+ * snapshots was at migration 7. A file of an older build than this one (7 up to the newest) is taken
+ * when its schema is exactly what this build's migrations made at its version; its rows are copied into
+ * the live schema by the columns it has (a column added since takes its default, a table added since
+ * starts empty), so snapshots outlive an upgrade.
+ */
+export const OLDEST_SNAPSHOT_VERSION = 7;
 
-/** The schema this build writes into a snapshot file: every migration, and the meta table. */
-function referenceSchema(): Map<string, SchemaObject> {
-  if (reference) return reference;
+const references = new Map<number, Map<string, SchemaObject>>();
+
+/** A database of this build's schema at `version`: its migrations up to it, and the meta table. */
+function referenceDb(version: number): Database.Database {
   const db = new Database(':memory:');
+  migrate(
+    db,
+    MIGRATIONS.filter((m) => m.version <= version),
+  );
+  db.exec(META_DDL);
+  return db;
+}
+
+/** The schema this build writes into a snapshot file at `version` (default: the newest). */
+function referenceSchema(version: number): Map<string, SchemaObject> {
+  const known = references.get(version);
+  if (known) return known;
+  const db = referenceDb(version);
   try {
-    migrate(db);
-    db.exec(META_DDL);
-    reference = schemaOf(db);
+    const schema = schemaOf(db);
+    references.set(version, schema);
+    return schema;
   } finally {
     db.close();
   }
-  return reference;
+}
+
+/** [SNAP-10] The file's schema version, if it is one this build can take; else refused. */
+function fileVersion(db: Database.Database): number {
+  let version: unknown;
+  try {
+    version = db.prepare('SELECT max(version) AS v FROM schema_migrations').pluck().get();
+  } catch {
+    throw new SnapshotFileError('not a meterstack world snapshot (it has no schema_migrations table)');
+  }
+  const newest = MIGRATIONS.at(-1)!.version;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < OLDEST_SNAPSHOT_VERSION)
+    throw new SnapshotFileError(
+      `a snapshot of schema version ${String(version)}; this build restores versions ${OLDEST_SNAPSHOT_VERSION} to ${newest}`,
+    );
+  if (version > newest)
+    throw new SnapshotFileError(
+      `a snapshot of schema version ${version}, newer than this build knows (${newest}); upgrade meterstack`,
+    );
+  return version;
+}
+
+/** The world and settings tables a (checked) snapshot file has: an older build's may lack newer ones. */
+export function tablesOf(db: Database.Database, schema = 'main'): Set<string> {
+  const rows = db.prepare(`SELECT name FROM ${schema}.sqlite_schema WHERE type = 'table'`).pluck().all();
+  return new Set(rows as string[]);
+}
+
+/** A table's column names in a (checked) file, in order, quoted for SQL. */
+export function columnListOf(db: Database.Database, table: string, schema = 'main'): string {
+  const names = db.prepare('SELECT name FROM pragma_table_info(?, ?)').pluck().all(table, schema);
+  return (names as string[]).map((n) => `"${n}"`).join(', ');
 }
 
 function schemaOf(db: Database.Database): Map<string, SchemaObject> {
@@ -88,11 +140,9 @@ const columnsOf = (db: Database.Database, table: string) =>
   db.prepare(`SELECT name, type, "notnull", pk FROM pragma_table_info(?)`).all(table) as Column[];
 
 /** What differs between the file's table and ours, in words (for a table whose SQL text differs). */
-function tableDifference(file: Database.Database, table: string): string {
-  const ref = new Database(':memory:');
+function tableDifference(file: Database.Database, table: string, version: number): string {
+  const ref = referenceDb(version);
   try {
-    migrate(ref);
-    ref.exec(META_DDL);
     const ours = new Map(columnsOf(ref, table).map((c) => [c.name, c]));
     const theirs = new Map(columnsOf(file, table).map((c) => [c.name, c]));
     const said: string[] = [];
@@ -118,8 +168,9 @@ function refuse(problems: string[], what: string): never {
 }
 
 /**
- * [SNAP-2] The file's schema must be exactly this build's: every table, column, index and trigger,
- * compared as SQL text (whitespace aside), and nothing more (no view, no extra trigger, index or table).
+ * [SNAP-2] The file's schema must be exactly this build's at the file's version [SNAP-10]: every table,
+ * column, index and trigger, compared as SQL text (whitespace aside), and nothing more (no view, no
+ * extra trigger, index or table).
  */
 export function checkSnapshotSchema(db: Database.Database): void {
   let theirs: Map<string, SchemaObject>;
@@ -128,24 +179,21 @@ export function checkSnapshotSchema(db: Database.Database): void {
   } catch {
     throw new SnapshotFileError('not a SQLite file with a readable schema');
   }
-  const ours = referenceSchema();
+  const version = theirs.has('table schema_migrations') ? fileVersion(db) : MIGRATIONS.at(-1)!.version;
+  const ours = referenceSchema(version);
   const problems: string[] = [];
   for (const [key, o] of theirs) {
     const ref = ours.get(key);
     if (!ref) problems.push(`extra ${o.type} ${o.name}${o.tbl !== o.name ? ` on ${o.tbl}` : ''}`);
     else if (ref.sql !== o.sql || ref.tbl !== o.tbl)
       problems.push(
-        o.type === 'table' ? tableDifference(db, o.name) : `${o.type} ${o.name} differs from this build's`,
+        o.type === 'table'
+          ? tableDifference(db, o.name, version)
+          : `${o.type} ${o.name} differs from this build's`,
       );
   }
   for (const [key, o] of ours) if (!theirs.has(key)) problems.push(`missing ${o.type} ${o.name}`);
   if (problems.length > 0) refuse(problems, "not a meterstack world snapshot of this build's schema");
-  const version = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: unknown }).v;
-  const known = MIGRATIONS.at(-1)!.version;
-  if (version !== known)
-    throw new SnapshotFileError(
-      `a snapshot of schema version ${String(version)}; this build restores version ${known} only`,
-    );
 }
 
 /**
@@ -184,7 +232,8 @@ const UNIQUE: Readonly<Record<string, readonly string[]>> = {
  */
 export function checkSnapshotValues(db: Database.Database): void {
   const problems: string[] = [];
-  for (const table of [...FILE_TABLES, META_TABLE]) {
+  const has = tablesOf(db); // [SNAP-10] an older build's file lacks the tables added since
+  for (const table of [...FILE_TABLES, META_TABLE].filter((t) => has.has(t))) {
     const cols = columnsOf(db, table);
     // One scan per table; the first bad row says which column and what it holds.
     const flags = cols.map((c, i) => `${allowed(c)} AS "ok${i}", quote("${c.name}") AS "v${i}"`);
@@ -223,7 +272,8 @@ export function checkSnapshotValues(db: Database.Database): void {
     'meter_snapshots',
     'device_reports',
     'register_continuity',
-  ]) {
+    'credit_receipts',
+  ].filter((t) => has.has(t))) {
     const orphan = db.prepare(`SELECT * FROM pragma_foreign_key_check(?) LIMIT 1`).get(table) as
       | { table: string; parent: string; rowid: number }
       | undefined;

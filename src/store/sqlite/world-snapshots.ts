@@ -33,8 +33,10 @@ import {
   checkSnapshotFile,
   checkSnapshotSchema,
   checkSnapshotValues,
+  columnListOf,
   openSnapshotFile,
   readSnapshotMeta,
+  tablesOf,
   writeSnapshotMeta,
 } from './snapshot-file.ts';
 
@@ -274,11 +276,14 @@ function replaceWorld(db: Database.Database, keep: readonly string[], from: stri
   // [SNAP-2] Row by row into the live tables (`WHERE true`), their constraints checked and their
   // indexes built here: SQLite's transfer optimization would copy the file's index pages as they are.
   // The readings' tables have no index but their own key (WITHOUT ROWID), so they are copied by it.
-  if (from)
-    for (const table of WORLD_TABLES)
-      db.exec(
-        `INSERT INTO main.${table} SELECT * FROM ${from}.${table}${BY_KEY.has(table) ? '' : ' WHERE true'}`,
-      );
+  // [SNAP-10] By the file's own columns: an older build's file lacks the columns and tables added since.
+  const has = from ? tablesOf(db, from) : new Set<string>();
+  for (const table of WORLD_TABLES.filter((t) => has.has(t))) {
+    const cols = columnListOf(db, table, from!);
+    db.exec(
+      `INSERT INTO main.${table} (${cols}) SELECT ${cols} FROM ${from}.${table}${BY_KEY.has(table) ? '' : ' WHERE true'}`,
+    );
+  }
   const revoke = db.prepare(
     'UPDATE main.api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL',
   );
