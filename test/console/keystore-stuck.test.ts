@@ -59,20 +59,18 @@ describeBrowser('the console’s key store and mint lock never hang it [CON-4]',
   it('[CON-4] another tab’s connection blocks a deleteDatabase: the console’s open, queued behind it, is given up in time and the console acts', async () => {
     const { context, other } = await otherTab(browser.browser);
     try {
-      const blocked = await other.evaluate(
-        () =>
-          new Promise<boolean>((resolve) => {
-            const r = indexedDB.open('meterstack.console', 1);
-            r.onupgradeneeded = () => r.result.createObjectStore('keys');
-            r.onsuccess = () => {
-              // Held, never closed, deaf to version changes: the delete below waits on it for ever.
-              (globalThis as Record<string, unknown>).held = r.result;
-              const del = indexedDB.deleteDatabase('meterstack.console');
-              del.onblocked = () => resolve(true);
-              del.onsuccess = () => resolve(false);
-            };
-          }),
-      );
+      // Held, never closed, deaf to version changes: the deleteDatabase waits on it for ever. (Page
+      // code as text: this project's TypeScript has no DOM types.)
+      const blocked = await other.evaluate(`new Promise((resolve) => {
+        const r = indexedDB.open('meterstack.console', 1);
+        r.onupgradeneeded = () => r.result.createObjectStore('keys');
+        r.onsuccess = () => {
+          globalThis.held = r.result;
+          const del = indexedDB.deleteDatabase('meterstack.console');
+          del.onblocked = () => resolve(true);
+          del.onsuccess = () => resolve(false);
+        };
+      })`);
       expect(blocked, 'the deleteDatabase is blocked by the held connection').toBe(true);
       const page = await context.newPage();
       await openConsole(page, service.svc.httpUrl, ADMIN_TOKEN);
@@ -91,15 +89,13 @@ describeBrowser('the console’s key store and mint lock never hang it [CON-4]',
   it('[CON-4] another tab holds the account’s mint lock for ever: the console mints without it, in time, and acts', async () => {
     const { context, other } = await otherTab(browser.browser);
     try {
-      await other.evaluate(
-        () =>
-          new Promise<void>((resolve) => {
-            navigator.locks.request('meterstack.console.key.1', () => {
-              resolve();
-              return new Promise(() => {}); // never let go
-            });
-          }),
-      );
+      // The lock taken and never let go.
+      await other.evaluate(`new Promise((resolve) => {
+        navigator.locks.request('meterstack.console.key.1', () => {
+          resolve();
+          return new Promise(() => {});
+        });
+      })`);
       const page = await context.newPage();
       await openConsole(page, service.svc.httpUrl, ADMIN_TOKEN);
       await readMetrics(page, 'MTR-A101');
