@@ -3,7 +3,7 @@
 // by a virtual clock advance, revoked at logout (then answered as any invalid key). [CON-4]
 
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { queryDb } from '../helpers/db.ts';
 import { ADMIN_TOKEN, ok, startTestService, type TestService, tempDir } from '../helpers/service.ts';
 import { type Tenant, tenant, v2Client } from '../helpers/v2.ts';
@@ -40,10 +40,30 @@ const heldKey = async (p: Page, account = DEMO_ACCOUNT): Promise<string | undefi
     `import('/console/keystore.js').then((m) => m.heldKey(${account})).then((h) => h?.key)`,
   )) as string | undefined;
 
-async function readMetrics(p: Page, id: string): Promise<void> {
-  await p.locator(`[data-device="${id}"]`).click();
-  await p.locator(`[data-meter="${id}"] [data-action="read-metrics"]`).click();
-  await expect.poll(() => p.locator('[data-metrics]').textContent()).toContain('relay');
+/** The step a test is at: a failure, also the test's own timeout, names it (onTestFailed below). */
+let at = '';
+async function step<T>(label: string, f: () => Promise<T>): Promise<T> {
+  at = label;
+  try {
+    return await f();
+  } catch (e) {
+    throw new Error(`at step "${label}": ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Every wait of a step is bounded well under the test's 20 s: a lost answer fails, naming the step. */
+const WAIT = { timeout: 8000 };
+
+async function readMetrics(p: Page, id: string, tab = 'tab'): Promise<void> {
+  const meter = p.locator(`[data-meter="${id}"]`);
+  await step(`${tab}: open ${id}`, () => p.locator(`[data-device="${id}"]`).click(WAIT));
+  await step(`${tab}: click Read metrics of ${id}`, () =>
+    meter.locator('[data-action="read-metrics"]').click(WAIT),
+  );
+  // This meter's own answer: an element that is not there is waited for (bounded), not polled forever.
+  const shown = meter.locator('[data-metrics]');
+  await step(`${tab}: the metrics of ${id} shown`, () => shown.waitFor(WAIT));
+  expect(await shown.textContent(), `${tab}: metrics of ${id}`).toContain('relay');
 }
 
 beforeAll(async () => {
@@ -55,6 +75,11 @@ beforeAll(async () => {
   other = await tenant(service.sim);
   page = await browser.page();
   context = page.context();
+});
+
+beforeEach(({ onTestFailed }) => {
+  at = '(before the first step)';
+  onTestFailed(() => console.error(`[console-keys] failed at step: ${at}`));
 });
 
 afterAll(async () => {
@@ -82,15 +107,17 @@ describeBrowser('the console’s keys [CON-4]', () => {
   });
 
   it('[CON-4] a reload, and a second tab, reuse it', async () => {
-    const key = await heldKey(page);
-    await page.reload();
-    await page.locator('[data-device="MTR-A103"]').waitFor();
-    await readMetrics(page, 'MTR-A103');
+    const key = await step('the key held before the reload', () => heldKey(page));
+    expect(key, 'a key held before the reload').toMatch(/^msk_/);
+    await step('reload', () => page.reload(WAIT));
+    await step('the fleet after the reload', () => page.locator('[data-device="MTR-A103"]').waitFor(WAIT));
+    await readMetrics(page, 'MTR-A103', 'reloaded tab');
     const second = await context.newPage();
-    await openConsole(second, service.svc.httpUrl, ADMIN_TOKEN); // the admin token is per tab
-    await readMetrics(second, 'MTR-A104');
-    expect(await heldKey(second)).toBe(key);
-    expect(await consoleKeys()).toHaveLength(1);
+    // the admin token is per tab
+    await step('second tab: open the console', () => openConsole(second, service.svc.httpUrl, ADMIN_TOKEN));
+    await readMetrics(second, 'MTR-A104', 'second tab');
+    expect(await step('second tab: the key held', () => heldKey(second)), 'the second tab’s key').toBe(key);
+    expect(await consoleKeys(), 'console keys minted for the account').toHaveLength(1);
     await second.close();
   });
 

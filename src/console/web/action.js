@@ -1,8 +1,8 @@
 // How every control that acts (a button, a select, a form) acts: one user intent, one request
 // [CON-1], and a money intent carries one transaction id [CON-2] (src/console/README.md, Rules).
 //
-// What is in flight is kept here, by key, outside any component: a meter panel that re-mounts (it does
-// when its detail arrives) or a second view of the same meter sees the same request running, and a
+// What is in flight is kept here, by key, outside any component: a meter panel that re-mounts (another
+// meter opened and this one again) or a second view of the same meter sees the same request running, and a
 // second event in the same frame is refused before Preact has re-rendered the control as disabled.
 
 import { html } from 'htm/preact';

@@ -82,8 +82,30 @@ export async function sim(method, path, body) {
 /** This tab's mint of a key per account, under way: concurrent first uses wait for the one mint. */
 const minting = new Map();
 
-/** Across tabs, where the browser has Web Locks (a secure context: localhost, https); else this tab only. */
-const locked = (name, f) => (navigator.locks ? navigator.locks.request(name, f) : f());
+/** How long a tab waits for the mint lock, and holds it at most (ms): a mint is one request. */
+const LOCK_WAIT_MS = 5000;
+const LOCK_HOLD_MS = 5000;
+const delay = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `f` under the lock `name` across tabs, where the browser has Web Locks (a secure context: localhost,
+ * https); else this tab only. Never a wait without end [CON-4]: a lock not had in LOCK_WAIT_MS (its
+ * holder stuck) is done without, and a holder lets go after LOCK_HOLD_MS even if `f` is still under
+ * way (its caller still gets what `f` gives). At worst a second key is minted, never a hang.
+ */
+async function locked(name, f) {
+  if (!navigator.locks) return f();
+  let work = null;
+  try {
+    await navigator.locks.request(name, { signal: AbortSignal.timeout(LOCK_WAIT_MS) }, () => {
+      work = f();
+      return Promise.race([work.catch(() => {}), delay(LOCK_HOLD_MS)]);
+    });
+  } catch {
+    // not had in time (AbortSignal's TimeoutError), or refused: this tab goes on alone
+  }
+  return work ?? f();
+}
 
 /**
  * [CON-4] The console's key for an account: one per account for all tabs of this origin, minted with a

@@ -3,7 +3,7 @@
 // recharge, button hold, online/offline). Each shows what the service answered, in words.
 
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Act, intent, reviseIntent, useAction } from './action.js';
 import { sim, v2 } from './api.js';
 import { rupees } from './format.js';
@@ -30,6 +30,18 @@ export function Controls({ row, detail, onChanged }) {
   const [hold, setHold] = useState(5);
   const [loadW, setLoadW] = useState(detail?.load?.watts ?? detail?.load?.peakWatts ?? 1000);
   const [profile, setProfile] = useState(detail?.load?.kind ?? 'constant');
+  // The load fields take the meter's load once its detail is read (it arrives after the panel opens),
+  // unless the person already changed them. Not by re-mounting this panel when it arrives: that threw
+  // away what the panel had read and said meanwhile (a Read metrics answered just before was lost).
+  const loadTaken = useRef(!!detail?.load);
+  const loadEdited = useRef(false);
+  useEffect(() => {
+    if (loadTaken.current || !detail?.load) return;
+    loadTaken.current = true;
+    if (loadEdited.current) return;
+    setLoadW(detail.load.watts ?? detail.load.peakWatts ?? 1000);
+    setProfile(detail.load.kind ?? 'constant');
+  }, [detail]);
   const [wifi, setWifi] = useState(null);
   const [metrics, setMetrics] = useState(null);
   const [name, setName] = useState(row.name);
@@ -125,10 +137,16 @@ export function Controls({ row, detail, onChanged }) {
         onClick=${() => reviseIntent(rechargeKey)}>new id</button>
     <//>
     <${Group} title="Load">
-      <select aria-label="load profile" value=${profile} onChange=${(e) => setProfile(e.currentTarget.value)}>
+      <select aria-label="load profile" value=${profile} onChange=${(e) => {
+        loadEdited.current = true;
+        setProfile(e.currentTarget.value);
+      }}>
         <option value="constant">constant</option><option value="household">household</option>
       </select>
-      <input type="number" aria-label="load watts" min="0" value=${loadW} onInput=${(e) => setLoadW(num(e))} /> W
+      <input type="number" aria-label="load watts" min="0" value=${loadW} onInput=${(e) => {
+        loadEdited.current = true;
+        setLoadW(num(e));
+      }} /> W
       <${Act} act=${act} name="load" what="Load" run=${() => simPost('/load', { watts: loadW, profile })}>Set<//>
     <//>
     <${Group} title="Power supply">

@@ -2,18 +2,58 @@
 // {key, until}. IndexedDB, not localStorage: a tab that takes the mint lock after another tab minted
 // must read what that tab wrote, and Chromium gives each tab its own copy of localStorage, updated
 // later (two tabs minted two keys in a test); IndexedDB's transactions are one store for all tabs.
+//
+// The console never waits on it without end [CON-4]: an open can be queued forever (behind another
+// tab's upgrade or deleteDatabase that a connection never closed blocks), and a transaction's promise
+// is pending until the browser ends it. Every open and transaction is bounded by STORE_WAIT_MS; past
+// it, this tab's memory answers (one key per account still, for this tab), and the store is tried
+// again after STORE_RETRY_MS. Our own connection closes when another asks for a version change, so
+// it never blocks another tab's.
 
 const DB = 'meterstack.console';
 const STORE = 'keys';
+/** Far above an open or a transaction on a loaded machine (milliseconds), far below a person's patience. */
+const STORE_WAIT_MS = 3000;
+const STORE_RETRY_MS = 30_000;
+
+const timedOut = (what) =>
+  new DOMException(`the console's key store did not answer ${what} in time`, 'TimeoutError');
 
 let opened = null;
+let retryAt = 0;
 function db() {
-  opened ??= new Promise((resolve, reject) => {
+  if (opened) return opened;
+  if (Date.now() < retryAt) return Promise.reject(timedOut('lately'));
+  opened = new Promise((resolve, reject) => {
+    const fail = (e) => {
+      clearTimeout(timer);
+      opened = null;
+      retryAt = Date.now() + STORE_RETRY_MS;
+      reject(e);
+    };
+    const timer = setTimeout(() => fail(timedOut('its open')), STORE_WAIT_MS);
     const r = indexedDB.open(DB, 1);
     r.onupgradeneeded = () => r.result.createObjectStore(STORE);
-    r.onsuccess = () => resolve(r.result);
-    r.onerror = () => reject(r.error);
+    // Blocked: our upgrade waits on another tab's connection; the timer decides, not the wait.
+    r.onblocked = () => {};
+    r.onerror = () => fail(r.error);
+    r.onsuccess = () => {
+      const d = r.result;
+      const forget = () => {
+        if (opened === mine) opened = null;
+      };
+      // Another tab's upgrade or deleteDatabase: step aside (the next use opens again).
+      d.onversionchange = () => {
+        d.close();
+        forget();
+      };
+      d.onclose = forget;
+      if (opened !== mine) return d.close(); // answered after the timer gave up on it: not used
+      clearTimeout(timer);
+      resolve(d);
+    };
   });
+  const mine = opened;
   return opened;
 }
 
@@ -22,14 +62,31 @@ async function transact(mode, f) {
   const d = await db();
   return new Promise((resolve, reject) => {
     const t = d.transaction(STORE, mode);
+    const timer = setTimeout(() => {
+      try {
+        t.abort();
+      } catch {
+        // already finished
+      }
+      reject(timedOut('a transaction'));
+    }, STORE_WAIT_MS);
     const request = f(t.objectStore(STORE));
-    t.oncomplete = () => resolve(request.result);
-    t.onerror = () => reject(t.error);
-    t.onabort = () => reject(t.error);
+    t.oncomplete = () => {
+      clearTimeout(timer);
+      resolve(request.result);
+    };
+    t.onerror = () => {
+      clearTimeout(timer);
+      reject(t.error);
+    };
+    t.onabort = () => {
+      clearTimeout(timer);
+      reject(t.error ?? timedOut('a transaction'));
+    };
   });
 }
 
-/** Where IndexedDB cannot be opened (storage disabled): this tab's memory, one key per account still. */
+/** Where IndexedDB cannot be opened or does not answer: this tab's memory, one key per account still. */
 const memory = new Map();
 const fallback = {
   get: (id) => memory.get(id),

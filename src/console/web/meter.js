@@ -167,10 +167,14 @@ function MeterEvents({ id }) {
 export function Meter({ id, onClose }) {
   useLive();
   const row = live.rows.get(id);
-  const [detail, setDetail] = useState(null);
+  // The detail read for a meter, tagged with its id: another meter opened in this panel shows none
+  // until its own arrives (not the last meter's load, firmware or WiFi), and a late answer for the
+  // meter before is not taken as this one's.
+  const [read, setRead] = useState(null);
+  const detail = read?.id === id ? read.data : null;
   const s = series(id);
   const readDetail = () =>
-    sim('GET', `/devices/${encodeURIComponent(id)}`).then((r) => r.ok && setDetail(r.data));
+    sim('GET', `/devices/${encodeURIComponent(id)}`).then((r) => r.ok && setRead({ id, data: r.data }));
   useEvery(5000, readDetail, [id]);
   // [CON-2] Opening a meter begins a new recharge intent: a new transaction id, the last amount kept.
   useEffect(() => reviseIntent(`recharge:${id}`), [id]);
@@ -196,7 +200,7 @@ export function Meter({ id, onClose }) {
     <${Facts} row=${row} detail=${detail} now=${virtualNow()} />
     <div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${140} /></div>
     <div class="card"><h3>Balance over time (₹)</h3><${TimeChart} xs=${s.balance.xs} ys=${s.balance.ys} label="balance (₹)" height=${140} stepped=${true} /></div>
-    <${Controls} key=${`${id}:${detail ? 'read' : 'reading'}`} row=${row} detail=${detail} onChanged=${readDetail} />
+    <${Controls} key=${id} row=${row} detail=${detail} onChanged=${readDetail} />
     <${History} row=${row} />
     <${MeterEvents} id=${id} />
     <p class="muted small">Times are IST; the live charts hold what this page heard since it opened (${istTime(s.power.xs[0])} on).</p>
