@@ -8,8 +8,8 @@ import { migrate } from '../sqlite/migrations.ts';
 import {
   checkSnapshotFile,
   openSnapshotFile,
-  tablesOf,
   readSnapshotMeta,
+  tablesOf,
   writeSnapshotMeta,
 } from '../sqlite/snapshot-file.ts';
 import type { WorldSnapshotInfo } from '../types.ts';
