@@ -1,4 +1,4 @@
-// A meter's panel keeps what it read while the meter's detail is still on its way [CON-1]: one intent,
+// A meter's panel keeps what it read while the meter's detail is still on its way [CON-5]: one intent,
 // one request, and its answer shown. The panel used to be rebuilt (re-keyed) when the detail arrived,
 // so a Read metrics clicked before then answered into a panel that no longer existed: no metrics, no
 // status, and console-keys.test.ts's `[data-metrics]` wait hung to its 20 s timeout in a loaded CI run
@@ -35,8 +35,8 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-describeBrowser('a meter’s panel while its detail is on its way [CON-1]', () => {
-  it('[CON-1] Read metrics clicked before the detail arrives, answered after it: the answer is shown, and the load fields take the meter’s load', async () => {
+describeBrowser('a meter’s panel while its detail is on its way [CON-5]', () => {
+  it('[CON-5] Read metrics clicked before the detail arrives, answered after it: the answer is shown, and the load fields take the meter’s load', async () => {
     const detail = ok<{ load: { kind: string; watts?: number; peakWatts?: number } }>(
       await service.sim('GET', '/devices/MTR-A103'),
     );
