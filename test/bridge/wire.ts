@@ -7,7 +7,10 @@ import type { Frame } from '../../firmware-protocol/serial/frames.ts';
 import { LineSplitter } from '../../firmware-protocol/serial/splitter.ts';
 import { until } from './helpers.ts';
 
-/** The test's end of the wire: writes raw bytes, collects the frames that come back. */
+/**
+ * The test's end of the wire: writes raw bytes, collects and parses what comes back. `from` counts
+ * lines (`wire.lines.length` before the action), as a frame is looked for among the lines after it.
+ */
 export class Wire {
   readonly port: SerialPort;
   readonly lines: string[] = [];
@@ -19,14 +22,14 @@ export class Wire {
       for (const p of this.#splitter.push(chunk)) if (p.kind === 'line') this.lines.push(p.line);
     });
   }
-  write(raw: string): void {
+  write(raw: string | Buffer): void {
     this.port.write(raw, 'latin1');
   }
-  send(frame: Frame): void {
-    this.write(`${formatFrame(frame)}\n`);
+  send(...frames: Frame[]): void {
+    this.write(frames.map((f) => `${formatFrame(f)}\n`).join(''));
   }
-  frames(): Frame[] {
-    return this.lines.flatMap((l) => {
+  frames(from = 0): Frame[] {
+    return this.lines.slice(from).flatMap((l) => {
       const r = parseLine(l);
       return r.ok === true ? [r.frame] : [];
     });
@@ -35,9 +38,7 @@ export class Wire {
     let found: Extract<Frame, { type: T }> | undefined;
     await until(
       () => {
-        found = this.frames()
-          .slice(from)
-          .find((f) => f.type === type) as typeof found;
+        found = this.frames(from).find((f) => f.type === type) as typeof found;
         return found !== undefined;
       },
       timeoutMs,

@@ -4,12 +4,12 @@
 // bridge publishes. No fixed ports, no shared state: each test file makes its own.
 
 import { connectAsync, type MqttClient } from 'mqtt';
-import { SerialPort } from 'serialport';
-import { formatFrame, parseLine } from '../../firmware-protocol/serial/codec.ts';
 import type { Frame, HelloFrame, StateFrame } from '../../firmware-protocol/serial/frames.ts';
-import { LineSplitter } from '../../firmware-protocol/serial/splitter.ts';
 import { type Broker, startBroker } from '../../src/broker/index.ts';
 import { until } from '../bridge/helpers.ts';
+
+/** The test's end of a serial line: one class for every serial test (test/bridge/wire.ts). */
+export { Wire } from '../bridge/wire.ts';
 
 export const DEVICE = 'MTR-HARD-1';
 export const PASSWORD = 'meter-secret';
@@ -87,47 +87,6 @@ export class ServiceSide {
 
   close(): Promise<void> {
     return this.client.endAsync(true);
-  }
-}
-
-/** The meter's end of the wire: writes raw bytes, collects and parses what comes back. */
-export class Wire {
-  readonly port: SerialPort;
-  readonly lines: string[] = [];
-  readonly #splitter = new LineSplitter();
-
-  constructor(path: string) {
-    this.port = new SerialPort({ path, baudRate: 115_200 });
-    this.port.on('data', (chunk: Buffer) => {
-      for (const p of this.#splitter.push(chunk)) if (p.kind === 'line') this.lines.push(p.line);
-    });
-  }
-  write(raw: string | Buffer): void {
-    this.port.write(raw, 'latin1');
-  }
-  send(...frames: Frame[]): void {
-    this.write(frames.map((f) => `${formatFrame(f)}\n`).join(''));
-  }
-  frames(from = 0): Frame[] {
-    return this.lines.slice(from).flatMap((l) => {
-      const r = parseLine(l);
-      return r.ok === true ? [r.frame] : [];
-    });
-  }
-  async next<T extends Frame['type']>(type: T, from: number, timeoutMs = 3_000) {
-    let found: Extract<Frame, { type: T }> | undefined;
-    await until(
-      () => {
-        found = this.frames(from).find((f) => f.type === type) as typeof found;
-        return found !== undefined;
-      },
-      timeoutMs,
-      `a ${type} line`,
-    );
-    return found!;
-  }
-  close(): Promise<void> {
-    return new Promise((r) => (this.port.isOpen ? this.port.close(() => r()) : r()));
   }
 }
 
