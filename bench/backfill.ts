@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { MeterModel } from '../simulator/meter/types.ts';
+import type { MeterModel } from '../firmware-protocol/mqtt/vocabulary.ts';
 import { startService } from '../src/service.ts';
 
 const METERS = Number(process.argv[2] ?? 100);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { MeterModel } from '../simulator/meter/types.ts';
+import type { MeterModel } from '../firmware-protocol/mqtt/vocabulary.ts';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { BucketMinutes, SampleRow } from '../src/store/types.ts';
 

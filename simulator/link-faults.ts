@@ -4,9 +4,9 @@
 // same seed drops, delays and duplicates the same items however the run is scheduled. The wall-clock
 // side (timers, sockets) is link-session.ts.
 
+import type { CommandReply, Sample } from '../firmware-protocol/mqtt/vocabulary.ts';
 import { faultChance, faultUnit } from './meter/faults/chance.ts';
 import { activeFault, type Fault, type FaultOf } from './meter/faults/types.ts';
-import type { CommandReply, Sample } from './meter/types.ts';
 
 /** What becomes of one reply: published (after delayMs wall ms), not published, or garbled. */
 export type ReplyFate = { kind: 'send'; delayMs: number } | { kind: 'drop' } | { kind: 'malformed' };

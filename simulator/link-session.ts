@@ -4,6 +4,7 @@
 // pays nothing for it.
 
 import { encode, replyToWire } from '../firmware-protocol/mqtt/codec.ts';
+import type { Sample } from '../firmware-protocol/mqtt/vocabulary.ts';
 import {
   type CommandGate,
   commandGate,
@@ -17,7 +18,6 @@ import {
   shapeSample,
 } from './link-faults.ts';
 import { activeFault, type Fault, type FaultOf } from './meter/faults/types.ts';
-import type { Sample } from './meter/types.ts';
 
 /** What the session may do to its meter's connection. */
 export interface LinkPort {

@@ -1,7 +1,7 @@
 // A meter's telemetry outbox: samples waiting to be published, and those published but not yet
 // acknowledged by the broker (QoS 1). Pure bookkeeping; virtual-meter.ts does the publishing.
 
-import type { Sample } from './meter/types.ts';
+import type { Sample } from '../firmware-protocol/mqtt/vocabulary.ts';
 
 /** [MC-7.2] at most this many samples in one telemetry message. */
 const MAX_SAMPLES_PER_MESSAGE = 1000;

@@ -2,6 +2,7 @@
 // clock, speaking the serial line protocol (firmware-protocol/serial/PROTOCOL.md) instead of MQTT. The same
 // idea as virtual-meter.ts; all behaviour lives in `step`, this file only moves events in and effects out.
 
+import type { MeterCommand, Sample } from '../firmware-protocol/mqtt/vocabulary.ts';
 import type { CmdFrame, Frame, HelloFrame } from '../firmware-protocol/serial/frames.ts';
 import {
   DEFAULT_KEEPALIVE_S,
@@ -11,7 +12,7 @@ import {
 import { LinePort } from '../src/bridge/line-port.ts';
 import type { Logger } from '../src/bridge/link.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
-import type { MeterCommand, MeterEvent, MeterState, Sample } from './meter/types.ts';
+import type { MeterEvent, MeterState } from './meter/types.ts';
 
 /** [SP-5.6] Samples held until a PONG confirms them (a day at 1 s), oldest dropped first. */
 const HELD_LIMIT = 86_400;

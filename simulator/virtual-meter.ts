@@ -5,19 +5,13 @@
 import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
+import type { CommandReply, MeterCommand, Sample } from '../firmware-protocol/mqtt/vocabulary.ts';
 import { createMeterClient } from '../src/mqtt/connect.ts';
 import { LinkSession } from './link-session.ts';
 import type { Fault } from './meter/faults/types.ts';
 import { meterInfo, reportedState, step } from './meter/index.ts';
 import type { PrepaidPolicy } from './meter/policy.ts';
-import type {
-  CommandReply,
-  LoadProfile,
-  MeterCommand,
-  MeterEvent,
-  MeterState,
-  Sample,
-} from './meter/types.ts';
+import type { LoadProfile, MeterEvent, MeterState } from './meter/types.ts';
 import { TelemetryOutbox } from './outbox.ts';
 
 /**

@@ -1,7 +1,6 @@
 // The MQTT payload codec, contract version 1: wire text <-> typed payloads, and payloads <-> the meter's
 // domain types. Pure: no I/O, no clock. Rule numbers refer to ./CONTRACT.md.
 import { isUtf8 } from 'node:buffer';
-import type { CommandReply, MeterCommand, ReportedState, Sample } from '../../simulator/meter/types.ts';
 import { clip, type DecodeError, type DecodeResult, fail, formatIssues, schemaError } from './errors.ts';
 import {
   CHANNEL_SCHEMAS,
@@ -17,6 +16,7 @@ import {
   type TelemetryPayload,
 } from './schemas.ts';
 import { type Channel, CONTRACT_VERSION, parseTopic } from './topics.ts';
+import type { CommandReply, MeterCommand, ReportedState, Sample } from './vocabulary.ts';
 
 export type { DecodeError, DecodeResult } from './errors.ts';
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { MeterCommand, ReportedState, Sample } from '../../simulator/meter/types.ts';
 import {
   AVAILABILITY_WILL,
   commandFromWire,
@@ -10,6 +9,7 @@ import {
   stateToWire,
   telemetryToWire,
 } from './codec.ts';
+import type { MeterCommand, ReportedState, Sample } from './vocabulary.ts';
 
 const commands: MeterCommand[] = [
   { op: 'set_relay', on: true },

@@ -1,13 +1,6 @@
 // The payloads mirror the meter's domain types: these checks fail the type check (and the run) if they drift.
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  type MeterCommand,
-  MODELS,
-  MODES,
-  type ReportedState,
-  type Sample,
-} from '../../simulator/meter/types.ts';
-import {
   COMMAND_OPS,
   type CommandOp,
   InfoSchema,
@@ -16,6 +9,7 @@ import {
   type SamplePayload,
   type StatePayload,
 } from './schemas.ts';
+import { type MeterCommand, MODELS, MODES, type ReportedState, type Sample } from './vocabulary.ts';
 
 describe('payloads mirror the domain', () => {
   it('[MC-7.4] a sample payload is a Sample', () => {

@@ -2,8 +2,8 @@
 // to ./PROTOCOL.md. The table drives both parsing and formatting (codec.ts); c/meterline.c holds the same
 // table for firmware. Payload types mirror the MQTT contract, so a frame maps to a payload field by field.
 
-import type { ReportedState, Sample } from '../../simulator/meter/types.ts';
 import type { CommandOp, CommandPayload, ReplyData, ReplyErrorCode } from '../mqtt/schemas.ts';
+import type { ReportedState, Sample } from '../mqtt/vocabulary.ts';
 
 /** [SP-4.1] Carried in HELLO as `proto`. */
 export const PROTOCOL_VERSION = 1;

@@ -1,17 +1,30 @@
 // Domain types of one virtual single-phase meter. Pure data: no I/O, no clock reads.
 // Units are chosen so that energy and money are exact integers (see README "Exact billing").
 
+import type {
+  CommandReply,
+  MeterCommand,
+  MeterModel,
+  Mode,
+  ReportedState,
+  Sample,
+  TariffSlot,
+} from '../../firmware-protocol/mqtt/vocabulary.ts';
 import type { Fault } from './faults/types.ts';
 import type { PrepaidPolicy } from './policy.ts';
 
-export const MODES = ['prepaid', 'postpaid', 'measurement', 'relay_off'] as const;
-export type Mode = (typeof MODES)[number];
-
-export const MODELS = ['basic', 'full'] as const;
-export type MeterModel = (typeof MODELS)[number];
-
-/** 1 = EB (Electricity Board), 2 = DG (Diesel Generator). */
-export type TariffSlot = 1 | 2;
+export {
+  type CommandErrorCode,
+  type CommandReply,
+  type MeterCommand,
+  type MeterModel,
+  MODELS,
+  MODES,
+  type Mode,
+  type ReportedState,
+  type Sample,
+  type TariffSlot,
+} from '../../firmware-protocol/mqtt/vocabulary.ts';
 
 /** Energy unit: milliwatt-milliseconds. 1 kWh = 3.6e12 mW·ms. */
 export const MWMS_PER_KWH = 3_600_000_000_000n;
@@ -84,18 +97,6 @@ export interface MeterState {
   prepaidPolicy: PrepaidPolicy | null;
 }
 
-export type MeterCommand =
-  | { op: 'set_relay'; on: boolean }
-  | { op: 'set_mode'; mode: Mode }
-  | { op: 'set_tariff'; slot: 'eb' | 'dg'; paise: number }
-  | { op: 'set_active_tariff'; tariff: TariffSlot }
-  | { op: 'set_gateway'; enabled: boolean }
-  | { op: 'set_wifi'; ssid: string; password: string }
-  | { op: 'get_wifi' }
-  | { op: 'recharge'; amount: number; transactionId: string }
-  /** Live read of the present readings and state. */
-  | { op: 'read' };
-
 export type MeterEvent =
   /** Integrate up to `now`, emitting every telemetry sample that falls due on the way. */
   | { type: 'advance' }
@@ -139,48 +140,6 @@ export interface TraceReadings {
   apparent_power?: number;
   reactive_power?: number;
 }
-
-/** One telemetry sample. Energy in kWh (cumulative), power W, voltage V, current A, S VA, Q var. */
-export interface Sample {
-  ts: number;
-  energy: number;
-  active_power: number;
-  voltage: number;
-  current?: number;
-  power_factor?: number;
-  apparent_power?: number;
-  reactive_power?: number;
-  /** Integer paise at `ts`. */
-  balance: number;
-  /** [M-25] [MC-7.9] The register's epoch, present only when > 0. */
-  register_epoch?: number;
-}
-
-export interface ReportedState {
-  ts: number;
-  mode: Mode;
-  relay_commanded: boolean;
-  relay_state: boolean;
-  eb_tariff: number;
-  dg_tariff: number;
-  active_tariff: TariffSlot;
-  balance: number;
-  pg_enabled: boolean;
-  wifi_type: 'Primary' | 'Secondary';
-  /** [M-22] Tamper conditions active (sorted); absent: none. */
-  tamper?: ('cover_open' | 'magnet')[];
-  /**
-   * [M-30] Present only on a meter with a prepaid policy: the lowest low-balance threshold (paise) the
-   * balance is below in prepaid mode, or null.
-   */
-  low_balance?: number | null;
-}
-
-export type CommandReply =
-  | { ok: true; data?: unknown }
-  | { ok: false; error: { code: CommandErrorCode; message: string } };
-
-export type CommandErrorCode = 'invalid_argument' | 'unsupported' | 'busy' | 'bad_request';
 
 export type MeterEffect =
   | { type: 'telemetry'; sample: Sample }

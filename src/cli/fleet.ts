@@ -4,7 +4,7 @@
 
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type MeterModel, MODELS } from '../../simulator/meter/types.ts';
+import { type MeterModel, MODELS } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { ServiceError } from '../fleet-worker/service-client.ts';
 import { FleetWorker, type FleetWorkerOptions } from '../fleet-worker/worker.ts';
 import { log, onSignals } from './log.ts';

@@ -2,10 +2,10 @@
 // would (simulator/serial-meter.ts). Its clock is real time.
 
 import { parseArgs } from 'node:util';
+import { type MeterModel, MODELS, MODES, type Mode } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { DEFAULT_BAUD, DEFAULT_KEEPALIVE_S } from '../../firmware-protocol/serial/frames.ts';
 import { VirtualClock } from '../../simulator/clock.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
-import { type MeterModel, MODELS, MODES, type Mode } from '../../simulator/meter/types.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
 import { log, onSignals } from './log.ts';
 import { positiveInt, usage } from './usage.ts';

@@ -2,7 +2,7 @@
 // started here (--db). See fixtures/README.md for the trace formats.
 
 import { parseArgs } from 'node:util';
-import { MODES } from '../../simulator/meter/types.ts';
+import { MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
 import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';

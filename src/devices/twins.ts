@@ -6,7 +6,7 @@ import type { MqttClient } from 'mqtt';
 import { commandToWire, decode, encode } from '../../firmware-protocol/mqtt/codec.ts';
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import { parseTopic, TOPIC_ROOT, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
-import type { MeterCommand } from '../../simulator/meter/types.ts';
+import type { MeterCommand } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { sampleRow } from '../store/sample-row.ts';

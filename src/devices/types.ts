@@ -1,5 +1,5 @@
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
-import type { MeterCommand } from '../../simulator/meter/types.ts';
+import type { MeterCommand } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import type { AnchorState } from './series-anchor.ts';
 
 /** [LEDGER-2] What twins may send: every op but `recharge` (credits go through World.recharge, ledger first). */

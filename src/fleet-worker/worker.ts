@@ -3,10 +3,10 @@
 // handed against the broker the service names, sends their snapshots, and follows the service's clock.
 
 import { performance } from 'node:perf_hooks';
+import type { MeterModel } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { VirtualClock } from '../../simulator/clock.ts';
 import { Fleet } from '../../simulator/fleet.ts';
 import { deserializeMeter, serializeMeter } from '../../simulator/meter/index.ts';
-import type { MeterModel } from '../../simulator/meter/types.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { Log } from '../log/types.ts';
 import { ServiceClient, ServiceError } from './service-client.ts';

@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../firmware-protocol/mqtt/topics.ts';
-import { MODELS, MODES } from '../../simulator/meter/types.ts';
+import { MODELS, MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { positiveIntParam } from '../http/params.ts';
 import {
   advanceSeconds,

@@ -1,4 +1,4 @@
-import type { Sample } from '../../simulator/meter/types.ts';
+import type { Sample } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import type { SampleRow } from './types.ts';
 
 /** A meter's sample (contract MC-7.4 / the domain's Sample) as the row stored for `devicePk`. */

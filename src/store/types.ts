@@ -1,7 +1,7 @@
 // The one storage interface, implemented by SQLite (sqlite/) and PostgreSQL (postgres/).
 // Every method is async so a networked store fits without changing callers.
 
-import type { MeterModel } from '../../simulator/meter/types.ts';
+import type { MeterModel } from '../../firmware-protocol/mqtt/vocabulary.ts';
 
 export interface Account {
   id: number;

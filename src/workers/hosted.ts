@@ -2,8 +2,9 @@
 // entry, first snapshot) or restored from their snapshots with every newer ledger entry applied
 // (meter-snapshot.ts restoreMeter), then handed to the worker, which runs them.
 
+import type { MeterModel } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { serializeMeter } from '../../simulator/meter/index.ts';
-import type { LoadProfile, MeterModel, MeterState } from '../../simulator/meter/types.ts';
+import type { LoadProfile, MeterState } from '../../simulator/meter/types.ts';
 import type { DeviceRecord, MeterSnapshot, Store } from '../store/types.ts';
 import { restoreMeter, type SnapshotBody } from '../world/meter-snapshot.ts';
 import { newMeterPlan } from '../world/new-meter.ts';

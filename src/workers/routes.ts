@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { MODELS } from '../../simulator/meter/types.ts';
+import { MODELS } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { mapWorldError } from '../sim/world-errors.ts';

@@ -2,8 +2,8 @@
 // slices small enough to write between two turns of the event loop.
 
 import { describe, expect, it } from 'vitest';
+import type { Sample } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { fastForward } from '../../simulator/meter/index.ts';
-import type { Sample } from '../../simulator/meter/types.ts';
 import { DAY_MS } from '../time/ist.ts';
 import { BACKFILL_SLICE_SAMPLES, backfillSlices, newMeterPlan, newMeterState } from './new-meter.ts';
 import type { NewDeviceInput } from './world.ts';

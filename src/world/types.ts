@@ -1,8 +1,9 @@
 // The world's shared vocabulary: its log, the input of a new device, its errors, and what it keeps
 // per virtual meter beside the meter itself.
 
+import type { MeterModel, Mode, TariffSlot } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import type { PrepaidPolicy } from '../../simulator/meter/policy.ts';
-import type { LoadProfile, MeterModel, Mode, TariffSlot } from '../../simulator/meter/types.ts';
+import type { LoadProfile } from '../../simulator/meter/types.ts';
 import type { Udfs } from '../store/types.ts';
 
 export type { Log } from '../log/types.ts';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { encode } from '../../firmware-protocol/mqtt/codec.ts';
-import type { MeterCommand } from '../../simulator/meter/types.ts';
+import type { MeterCommand } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import {
   FAILURES_BEFORE_OFFLINE,
   INITIAL_LINK,

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { decode } from '../../firmware-protocol/mqtt/codec.ts';
+import type { Sample } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import {
   commandGate,
   emptyHold,
@@ -15,7 +16,6 @@ import {
   shapeSample,
 } from '../../simulator/link-faults.ts';
 import type { Fault, FaultOf } from '../../simulator/meter/faults/types.ts';
-import type { Sample } from '../../simulator/meter/types.ts';
 import { batchLength } from '../../simulator/outbox.ts';
 import { faultBody } from '../../src/sim/fault-schemas.ts';
 

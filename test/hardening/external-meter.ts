@@ -7,7 +7,7 @@ import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire } from '../../firmware-protocol/mqtt/codec.ts';
 import type { ReplyPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import { type Channel, PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
-import type { MeterCommand } from '../../simulator/meter/types.ts';
+import type { MeterCommand } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { createMeterClient } from '../../src/mqtt/connect.ts';
 
 export interface ExternalMeterOptions {

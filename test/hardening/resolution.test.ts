@@ -8,15 +8,14 @@ import fc from 'fast-check';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import type { MeterModel, Sample } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import {
   createMeter,
   createTraceMeter,
   fastForward,
   type LoadProfile,
-  type MeterModel,
   PROPERTY_CATALOGUE,
   readingsAt,
-  type Sample,
   step,
   UNITS_PER_PAISE,
 } from '../../simulator/meter/index.ts';

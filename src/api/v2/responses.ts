@@ -4,7 +4,7 @@
 // validated against these (see http/app.ts); test/api checks them against the spec field by field.
 
 import { z } from 'zod';
-import { MODES } from '../../../simulator/meter/types.ts';
+import { MODES } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { errorResponses, RATE_LIMIT_HEADERS, timestampSchema } from '../../http/error-schemas.ts';
 import type { ErrorCode } from '../../http/errors.ts';
 import * as ex from './examples.ts';

@@ -2,8 +2,8 @@
 // validate requests and document the OpenAPI contract.
 
 import { z } from 'zod';
+import { MODES } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { byteLimitProblem, PASSWORD_MAX_CHARS, SSID_MAX_CHARS } from '../../../simulator/meter/index.ts';
-import { MODES } from '../../../simulator/meter/types.ts';
 import { positiveIntParam } from '../../http/params.ts';
 import { DAY_MS, istDayStart } from '../../time/ist.ts';
 

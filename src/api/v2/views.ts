@@ -1,7 +1,7 @@
 // Spec shapes (§2) built from a stored record plus what the twin last heard from the meter.
 
+import type { Mode } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { PROPERTY_CATALOGUE } from '../../../simulator/meter/index.ts';
-import type { Mode } from '../../../simulator/meter/types.ts';
 import type { Twin } from '../../devices/types.ts';
 import type { DeviceRecord, Space } from '../../store/types.ts';
 

@@ -3,7 +3,7 @@
 // and never stops on its own.
 
 import type { WireReply } from '../../../firmware-protocol/mqtt/codec.ts';
-import type { MeterCommand, Sample } from '../../../simulator/meter/types.ts';
+import type { MeterCommand, Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { INITIAL_LINK, type LinkState, nextLink } from './availability.ts';
 import { type Log, MqttMeter } from './mqtt-meter.ts';
 import type { ModbusPort } from './port.ts';

@@ -12,7 +12,7 @@ import {
 import type { InfoPayload, ReplyPayload } from '../../../firmware-protocol/mqtt/schemas.ts';
 import { MAX_SAMPLES } from '../../../firmware-protocol/mqtt/schemas.ts';
 import { topicFor } from '../../../firmware-protocol/mqtt/topics.ts';
-import type { MeterCommand, ReportedState, Sample } from '../../../simulator/meter/types.ts';
+import type { MeterCommand, ReportedState, Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { createMeterClient } from '../../mqtt/connect.ts';
 import { refusedLogin } from '../mqtt-session.ts';
 

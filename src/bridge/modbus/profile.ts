@@ -3,8 +3,12 @@
 // Rule numbers refer to firmware-protocol/mqtt/CONTRACT.md.
 
 import type { InfoPayload } from '../../../firmware-protocol/mqtt/schemas.ts';
+import type {
+  CommandReply,
+  MeterCommand,
+  ReportedState,
+} from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { PROPERTY_CATALOGUE } from '../../../simulator/meter/index.ts';
-import type { CommandReply, MeterCommand, ReportedState } from '../../../simulator/meter/types.ts';
 
 export const MODBUS_MODELS = ['sdm120'] as const;
 export type ModbusModel = (typeof MODBUS_MODELS)[number];

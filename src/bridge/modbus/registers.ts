@@ -2,8 +2,8 @@
 // contract sample. Source: "Eastron SDM120Modbus Smart Meter Modbus Protocol Implementation V2.4"
 // (see README.md for the citation and the checks made against it). No I/O here.
 
+import type { Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { quantizeSample } from '../../../simulator/meter/index.ts';
-import type { Sample } from '../../../simulator/meter/types.ts';
 
 /** The contract properties [MC-4.3] an SDM120 register can fill. */
 export type MeterProperty =

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { MeterModel } from '../../../simulator/meter/types.ts';
+import type { MeterModel } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { type RunningService, startService } from '../../service.ts';
 import { rememberDevice } from './known-devices.ts';
 import { existingDevice, reuseDevice } from './reuse.ts';

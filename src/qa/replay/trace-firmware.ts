@@ -6,14 +6,9 @@
 import type { MqttClient } from 'mqtt';
 import { commandFromWire, encode, replyToWire, stateToWire } from '../../../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../../../firmware-protocol/mqtt/topics.ts';
+import type { CommandReply, Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from '../../../simulator/meter/index.ts';
-import type {
-  CommandReply,
-  MeterEvent,
-  MeterState,
-  Sample,
-  TraceReadings,
-} from '../../../simulator/meter/types.ts';
+import type { MeterEvent, MeterState, TraceReadings } from '../../../simulator/meter/types.ts';
 import { createMeterClient } from '../../mqtt/connect.ts';
 
 /** [MC-7.2] */

@@ -6,7 +6,7 @@
 // start line's device id. Recharges are not events here: the replay meter recomputes the balance.
 // The first state says how the meter opened (mode, balance, tariffs): the recording's header, in effect.
 
-import { MODES } from '../../../simulator/meter/types.ts';
+import { MODES } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import type { RawEntry } from './assemble.ts';
 import type { TraceEvent, TraceMeta } from './types.ts';
 

@@ -2,7 +2,7 @@
 // `online`, `recharge:50000[:txn-id]`, `tariff:dg`, several joined by `;`) and JSON Lines objects
 // (`{"ts":…,"event":"relay","on":false}`). Each returns the event or a message saying what is wrong.
 
-import { MODES, type Mode } from '../../../simulator/meter/types.ts';
+import { MODES, type Mode } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import type { TraceEvent } from './types.ts';
 
 export const EVENT_SPELLINGS =

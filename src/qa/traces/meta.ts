@@ -1,7 +1,7 @@
 // The trace header: how the replay meter starts (JSON Lines `{"trace":1,…}` first line, or CSV
 // `# key: value` comment lines before the column header).
 
-import { type MeterModel, MODELS, MODES, type Mode } from '../../../simulator/meter/types.ts';
+import { type MeterModel, MODELS, MODES, type Mode } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { DEFAULT_ZONE, isKnownZone } from './time.ts';
 import type { TraceMeta } from './types.ts';
 

@@ -1,7 +1,8 @@
 // A trace: what a meter measured over time, plus what happened to it. Every reader (CSV, JSON Lines,
 // the UCI importer) produces this one shape; fixtures/README.md documents the file formats.
 
-import type { MeterModel, Mode, TraceReadings } from '../../../simulator/meter/types.ts';
+import type { MeterModel, Mode } from '../../../firmware-protocol/mqtt/vocabulary.ts';
+import type { TraceReadings } from '../../../simulator/meter/types.ts';
 
 export type TraceEvent =
   | { type: 'relay'; on: boolean }
