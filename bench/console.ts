@@ -25,7 +25,7 @@ import type { MqttClient } from 'mqtt';
 import { encode } from '../firmware-protocol/mqtt/codec.ts';
 import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
 import { VirtualClock } from '../simulator/clock.ts';
-import { Fleet } from '../simulator/fleet.ts';
+import { Fleet } from '../simulator/meter-fleet.ts';
 import { connectMqtt } from '../src/mqtt/connect.ts';
 import {
   launchBrowser,

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { VirtualClock } from '../simulator/clock.ts';
-import { Fleet } from '../simulator/fleet.ts';
+import { Fleet } from '../simulator/meter-fleet.ts';
 import { connectMqtt } from '../src/mqtt/connect.ts';
 import { meterFor, provisionExternal } from './support/external-fleet.ts';
 import { pool, startServe } from './support/serve-process.ts';

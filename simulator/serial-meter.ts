@@ -9,8 +9,8 @@ import {
   PROTOCOL_VERSION,
   SILENCE_PERIODS,
 } from '../firmware-protocol/serial/frames.ts';
-import { LinePort } from '../src/bridge/line-port.ts';
-import type { Logger } from '../src/bridge/link.ts';
+import { LinePort } from '../src/serial/line-port.ts';
+import type { Logger } from '../src/serial/link.ts';
 import { PROPERTY_CATALOGUE, reportedState, step } from './meter/index.ts';
 import type { MeterEvent, MeterState } from './meter/types.ts';
 

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { VirtualClock } from '../simulator/clock.ts';
 import { connectRateLimitRedis } from './api/v2/shared-limit.ts';
+import { buildHttpApp } from './app.ts';
 import { type BrokerLogins, connectExternalBroker } from './broker/external.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
@@ -13,7 +14,6 @@ import { DurableEvents } from './events/durable.ts';
 import { secretRedactor, secretsOf } from './events/redact.ts';
 import { SeqReserve } from './events/seq-reserve.ts';
 import { type EventViews, startEventViews } from './events/views.ts';
-import { buildHttpApp } from './http/app.ts';
 import { type CorsOrigins, corsPolicy } from './http/cors-policy.ts';
 import { hostPolicy } from './http/host-policy.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
@@ -38,7 +38,7 @@ export interface ServiceConfig {
    */
   broker?: string;
   /**
-   * An API instance (`serve --api-only`, src/instance/start.ts): no meters, no embedded broker, no world
+   * An API instance (`serve --api-only`, src/api-instance/start.ts): no meters, no embedded broker, no world
    * owner lease; needs `broker` and a shared `db`. Start it with startApiInstance, not startService.
    */
   apiOnly?: boolean;

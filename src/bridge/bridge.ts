@@ -9,13 +9,13 @@ import type { ProtocolError } from '../../firmware-protocol/serial/codec.ts';
 import type { Frame } from '../../firmware-protocol/serial/frames.ts';
 import { DEFAULT_KEEPALIVE_S, SILENCE_PERIODS } from '../../firmware-protocol/serial/frames.ts';
 import { commandLineProblem } from '../../firmware-protocol/serial/sizes.ts';
+import { LinePort } from '../serial/line-port.ts';
+import type { Logger } from '../serial/link.ts';
+import type { Recorder } from '../serial/recorder.ts';
 import { CommandTable } from './commands.ts';
 import { connectReadCmd, connectSampleOf } from './connect-reading.ts';
-import { LinePort } from './line-port.ts';
-import type { Logger } from './link.ts';
 import { type BrokerOptions, MqttSession } from './mqtt-session.ts';
 import { TelemetryOutbox } from './outbox.ts';
-import type { Recorder } from './recorder.ts';
 import { SampleOrder } from './sample-order.ts';
 import { cmdFrame, helloToInfo, replyOf, stateToPayload, telToSample } from './translate.ts';
 

@@ -9,7 +9,7 @@ import { encode } from '../../firmware-protocol/mqtt/codec.ts';
 import type { PayloadOf } from '../../firmware-protocol/mqtt/schemas.ts';
 import { type Channel, PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import { createMeterClient } from '../mqtt/connect.ts';
-import type { Logger } from './link.ts';
+import type { Logger } from '../serial/link.ts';
 
 export interface BrokerOptions {
   url: string;

@@ -4,7 +4,7 @@
 // keeps its samples in ascending order [MC-7.3]. Bounded: beyond OUTBOX_LIMIT the oldest samples go.
 
 import type { SamplePayload } from '../../firmware-protocol/mqtt/schemas.ts';
-import type { Logger } from './link.ts';
+import type { Logger } from '../serial/link.ts';
 
 const MAX_SAMPLES_PER_MESSAGE = 1000; // [MC-7.2]
 const OUTBOX_LIMIT = 100_000; // [SP-7.4] samples kept while the broker is away

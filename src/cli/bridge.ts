@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_BAUD } from '../../firmware-protocol/serial/frames.ts';
 import { Bridge } from '../bridge/bridge.ts';
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
-import { Recorder } from '../bridge/recorder.ts';
+import { Recorder } from '../serial/recorder.ts';
 import { log, onSignals } from './log.ts';
 import { positiveInt, usage } from './usage.ts';
 

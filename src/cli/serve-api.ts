@@ -1,8 +1,8 @@
-// `meterstack serve --api-only`: an API instance (src/instance/start.ts) with its banner and signals.
+// `meterstack serve --api-only`: an API instance (src/api-instance/start.ts) with its banner and signals.
 
 import type { Writable } from 'node:stream';
+import { startApiInstance } from '../api-instance/start.ts';
 import { secretRedactor, secretsOf } from '../events/redact.ts';
-import { startApiInstance } from '../instance/start.ts';
 import { BusLogger } from '../log/bus-logger.ts';
 import { createLogger } from '../log/logger.ts';
 import type { ServiceConfig } from '../service.ts';

@@ -7,9 +7,9 @@ import { WorldOwnedError } from '../store/world-owner.ts';
 import { toIstIsoSeconds } from '../time/ist.ts';
 import { DEMO_METERS } from '../world/demo.ts';
 import { demoNote } from '../world/demo-notes.ts';
+import { FromSnapshotError, seedFromSnapshot } from '../world/from-snapshot.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
-import { FromSnapshotError, seedFromSnapshot } from './from-snapshot.ts';
 
 type Level = 'info' | 'warn' | 'error';
 

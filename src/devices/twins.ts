@@ -277,7 +277,7 @@ export class TwinRegistry {
 
   /**
    * [LEDGER-2] Sends a credit whose ledger entry is already written, for a meter that runs in a fleet
-   * worker (src/workers/hub.ts) or an external one (src/world/external-credits.ts, LEDGER-4): the only
+   * worker (src/world/workers/hub.ts) or an external one (src/world/external-credits.ts, LEDGER-4): the only
    * way money travels over MQTT, and only from the ledger.
    */
   creditLedgerEntry(

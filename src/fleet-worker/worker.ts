@@ -5,8 +5,8 @@
 import { performance } from 'node:perf_hooks';
 import type { MeterModel } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { VirtualClock } from '../../simulator/clock.ts';
-import { Fleet } from '../../simulator/fleet.ts';
 import { deserializeMeter, serializeMeter } from '../../simulator/meter/index.ts';
+import { Fleet } from '../../simulator/meter-fleet.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { Log } from '../log/types.ts';
 import { ServiceClient, ServiceError } from './service-client.ts';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { $ZodType } from 'zod/v4/core';
 import * as v2 from '../api/v2/schemas.ts';
-import * as sim from '../sim/schemas.ts';
+import * as sim from '../sim-api/schemas.ts';
 import { nulPaths, validatorCompiler } from './validation.ts';
 
 function messages(schema: unknown, input: unknown): { path: string; msg: string }[] {

@@ -1,5 +1,5 @@
 // The bounds of what a client may set through the live routes, in one place: `/sim/v1` validates its
-// bodies with them (src/sim/schemas.ts), and a snapshot's values are checked against the same ones
+// bodies with them (src/sim-api/schemas.ts), and a snapshot's values are checked against the same ones
 // before a restore touches the world [SNAP-4], so a file can hold nothing a client could not have set.
 
 import { z } from 'zod';

@@ -7,8 +7,8 @@ import type { Fault } from '../../simulator/meter/faults/types.ts';
 import { hash32, hashString } from '../../simulator/meter/rng.ts';
 import type { MeterState } from '../../simulator/meter/types.ts';
 import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
-import type { FaultBody } from '../sim/fault-schemas.ts';
 import { toIstIso } from '../time/ist.ts';
+import type { FaultBody } from './fault-schemas.ts';
 
 /** Faults a meter may hold at once (active and scheduled): a bound on what one request can pile up. */
 export const MAX_FAULTS_PER_METER = 32;

@@ -3,8 +3,8 @@
 // does once when it opens (issue 8 item 2).
 
 import type { VirtualClock } from '../../simulator/clock.ts';
-import type { Fleet } from '../../simulator/fleet.ts';
 import { reportedBalance } from '../../simulator/meter/index.ts';
+import type { Fleet } from '../../simulator/meter-fleet.ts';
 import type { Store } from '../store/types.ts';
 import { type LedgerCheck, ledgerCheck, reportChecks } from './ledger-check.ts';
 import { type Log, type MeterMeta, WorldError } from './types.ts';

@@ -15,7 +15,7 @@ export interface SnapshotBody {
   secret?: string;
   online: boolean;
   meter: string;
-  /** Set when the meter runs in a fleet worker (src/workers): the world keeps it but never runs it. */
+  /** Set when the meter runs in a fleet worker (src/world/workers): the world keeps it but never runs it. */
   host?: { worker: string };
 }
 

@@ -96,7 +96,7 @@ export class SnapshotSaver {
     await store.setSetting('clock.shift', String(clock.wallShift()));
     // The speed the clock runs at, kept with its offset: a restart without --speed runs at it (decision 54).
     await store.setSetting('clock.speed', String(clock.speed));
-    // API instances follow the world's clock from this one row (src/instance/world-clock.ts): both
+    // API instances follow the world's clock from this one row (src/api-instance/world-clock.ts): both
     // ends of the line and its slope, written at once so a reader never mixes two saves.
     const vt = clock.now();
     const anchor: ClockAnchor = { vt, wt: vt - clock.offset(), speed: clock.speed };

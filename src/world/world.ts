@@ -2,9 +2,9 @@
 // and one MQTT broker URL. HTTP routes and the CLI call this; it owns no HTTP or CLI concerns.
 
 import type { VirtualClock } from '../../simulator/clock.ts';
-import { Fleet } from '../../simulator/fleet.ts';
 import { reportedBalance } from '../../simulator/meter/index.ts';
 import type { MeterState } from '../../simulator/meter/types.ts';
+import { Fleet } from '../../simulator/meter-fleet.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { ServiceBroker } from '../broker/service-broker.ts';
 import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
@@ -12,7 +12,6 @@ import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { Account, DeviceRecord, KeyExpiry, MeterSnapshot, Space, Store } from '../store/types.ts';
-import { WorkerHub } from '../workers/hub.ts';
 import { Accounts } from './accounts.ts';
 import { type BackfillProgress, Backfills } from './backfill.ts';
 import {
@@ -33,6 +32,7 @@ import { hashSecret, newToken } from './secrets.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
 import { loadTwins, saveRegister, saveReports } from './twin-reports.ts';
 import { type Log, type MeterMeta, type NewDeviceInput, WorldError } from './types.ts';
+import { WorkerHub } from './workers/hub.ts';
 import { WorldSnapshots } from './world-snapshots.ts';
 
 /** Meters a restore starts at once when it cannot take an old one on (bench/snapshots-world.ts). */
@@ -80,7 +80,7 @@ export class World {
   readonly #ledger: MeterLedger;
   readonly #backfills = new Backfills();
   readonly #accountsDesk: Accounts;
-  /** The fleet workers' meters: known here, run elsewhere (src/workers). */
+  /** The fleet workers' meters: known here, run elsewhere (src/world/workers). */
   readonly workers: WorkerHub;
   /** Money for external meters: ledger first, then over MQTT, pending until they answer [LEDGER-4]. */
   readonly external: ExternalCredits;
@@ -622,7 +622,7 @@ export class World {
         );
         continue;
       }
-      // A fleet worker's meter runs there; it comes back when that worker registers (src/workers).
+      // A fleet worker's meter runs there; it comes back when that worker registers (src/world/workers).
       const { host } = JSON.parse(snap.state) as SnapshotBody;
       const secret = this.meterSecret(device.deviceId);
       if (host) {

@@ -11,7 +11,7 @@ import { crcHex } from '../../firmware-protocol/serial/crc16.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
 import { Bridge } from '../../src/bridge/bridge.ts';
-import { Recorder } from '../../src/bridge/recorder.ts';
+import { Recorder } from '../../src/serial/recorder.ts';
 import {
   newAccount,
   ok,

@@ -1,7 +1,7 @@
 // GET /sim/v1/fleet: the rows of the console's fleet view, from the device records and the twins.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FleetView } from '../../src/sim/fleet.ts';
+import type { FleetView } from '../../src/sim-api/fleet-rows.ts';
 import { ok, provision, startTestService, type TestService } from '../helpers/service.ts';
 
 let service: TestService;

@@ -17,7 +17,7 @@ import {
 } from '../../simulator/link-faults.ts';
 import type { Fault, FaultOf } from '../../simulator/meter/faults/types.ts';
 import { batchLength } from '../../simulator/outbox.ts';
-import { faultBody } from '../../src/sim/fault-schemas.ts';
+import { faultBody } from '../../src/world/fault-schemas.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 function fault<F extends Fault>(f: Omit<F, 'id' | 'from' | 'until' | 'seed'> & Partial<F>): F {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceInputFrom } from '../../src/sim/views.ts';
+import { deviceInputFrom } from '../../src/sim-api/views.ts';
 import { openStore } from '../../src/store/index.ts';
 import { newMeterState } from '../../src/world/new-meter.ts';
 import { newAccount, ok, startTestService, type TestService, tempDir } from '../helpers/service.ts';

@@ -9,7 +9,7 @@ import {
 } from '../../firmware-protocol/serial/frames.ts';
 import { IDENT_RETRY_MS } from '../../src/bridge/bridge.ts';
 import { COMMAND_TIMEOUT_MS, MAX_COMMANDS_IN_FLIGHT } from '../../src/bridge/commands.ts';
-import { PARTIAL_LINE_MS } from '../../src/bridge/link.ts';
+import { PARTIAL_LINE_MS } from '../../src/serial/link.ts';
 
 const doc = readFileSync(new URL('../../firmware-protocol/serial/PROTOCOL.md', import.meta.url), 'utf8');
 const row = (what: string) => {

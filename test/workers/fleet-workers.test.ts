@@ -1,6 +1,6 @@
 // Issue 11 §2: fleet workers as real child processes (`meterstack fleet`) against a real in-process
 // service with its embedded broker: meters in other processes, one virtual clock, money across a
-// kill -9, refusals. Rule numbers: src/workers/README.md.
+// kill -9, refusals. Rule numbers: src/world/workers/README.md.
 
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -33,7 +33,7 @@ export function familyOf(kind: FaultKind): FaultFamily {
   throw new TypeError(`unknown fault kind ${kind}`);
 }
 
-/** Parameters of each kind, as validated by src/sim/fault-schemas.ts (snake_case, as on the wire). */
+/** Parameters of each kind, as validated by src/world/fault-schemas.ts (snake_case, as on the wire). */
 export interface FaultParams {
   /** Each command's reply is not published, with this probability (the command is still applied). */
   reply_drop: { probability: number };

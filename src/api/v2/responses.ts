@@ -1,7 +1,7 @@
 // Response shapes of the v2 API (spec §2), for the OpenAPI document: named component schemas
 // (`.meta({ id })`, collected by the swagger transform into components.schemas) with demo-world
 // examples, and each route's documented responses. Responses are serialized as built, never
-// validated against these (see http/app.ts); test/api checks them against the spec field by field.
+// validated against these (see src/app.ts); test/api checks them against the spec field by field.
 
 import { z } from 'zod';
 import { MODES } from '../../../firmware-protocol/mqtt/vocabulary.ts';

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedFromSnapshot } from '../../cli/from-snapshot.ts';
 import { connectMqtt } from '../../mqtt/connect.ts';
 import { ADMIN_MQTT_USERNAME, type ServiceConfig, startService } from '../../service.ts';
+import { seedFromSnapshot } from '../../world/from-snapshot.ts';
 import { adoptWorld } from './adopt.ts';
 import { ScenarioContext } from './context.ts';
 import type { Scenario } from './schema.ts';

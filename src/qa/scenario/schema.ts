@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../../firmware-protocol/mqtt/topics.ts';
 import { parseTypeList, typeListHelp } from '../../events/filter.ts';
-import { faultBody } from '../../sim/fault-schemas.ts';
-import { deviceBody } from '../../sim/schemas.ts';
+import { deviceBody } from '../../sim-api/schemas.ts';
+import { faultBody } from '../../world/fault-schemas.ts';
 
 export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -137,7 +137,7 @@ export const expectEventSchema = z.strictObject({
 const faultRef = z.string().min(1).max(100);
 /**
  * `fault: {meter, kind, start_at?, duration?, seed?, as_id?, ...params}`: the body of
- * POST /sim/v1/devices/{meter}/faults (src/sim/fault-schemas.ts), `duration` as a duration. Checked
+ * POST /sim/v1/devices/{meter}/faults (src/world/fault-schemas.ts), `duration` as a duration. Checked
  * at load time against that schema, so a wrong kind or parameter is caught before anything runs.
  */
 export const faultStepSchema = z

@@ -3,8 +3,8 @@
 // waits for their answers (POST .../advanced) and for their telemetry to be stored [WORKER-4].
 
 import type { ServerResponse } from 'node:http';
-import type { TwinRegistry } from '../devices/twins.ts';
-import type { Log } from '../world/types.ts';
+import type { TwinRegistry } from '../../devices/twins.ts';
+import type { Log } from '../types.ts';
 import type { WorkerLease } from './leases.ts';
 
 /** Wall ms between keep-alive comments on an idle stream. */

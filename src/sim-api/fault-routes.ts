@@ -8,9 +8,9 @@ import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ServiceWorld } from '../world/face.ts';
+import { faultBody, faultIdParams } from '../world/fault-schemas.ts';
 import { addFault, clearFaults, faultView, liveFaults } from '../world/faults.ts';
 import { simDoc } from './docs.ts';
-import { faultBody, faultIdParams } from './fault-schemas.ts';
 import { deviceIdParams } from './schemas.ts';
 
 export interface FaultRoutesOptions {

@@ -2,14 +2,14 @@
 // entry, first snapshot) or restored from their snapshots with every newer ledger entry applied
 // (meter-snapshot.ts restoreMeter), then handed to the worker, which runs them.
 
-import type { MeterModel } from '../../firmware-protocol/mqtt/vocabulary.ts';
-import { serializeMeter } from '../../simulator/meter/index.ts';
-import type { LoadProfile, MeterState } from '../../simulator/meter/types.ts';
-import type { DeviceRecord, MeterSnapshot, Store } from '../store/types.ts';
-import { restoreMeter, type SnapshotBody } from '../world/meter-snapshot.ts';
-import { newMeterPlan } from '../world/new-meter.ts';
-import { hashSecret } from '../world/secrets.ts';
-import { WorldError } from '../world/types.ts';
+import type { MeterModel } from '../../../firmware-protocol/mqtt/vocabulary.ts';
+import { serializeMeter } from '../../../simulator/meter/index.ts';
+import type { LoadProfile, MeterState } from '../../../simulator/meter/types.ts';
+import type { DeviceRecord, MeterSnapshot, Store } from '../../store/types.ts';
+import { restoreMeter, type SnapshotBody } from '../meter-snapshot.ts';
+import { newMeterPlan } from '../new-meter.ts';
+import { hashSecret } from '../secrets.ts';
+import { WorldError } from '../types.ts';
 import { isWorkerMeterId, workerMeterId } from './leases.ts';
 
 /** What the world keeps per worker-hosted meter between snapshots. */

@@ -3,14 +3,14 @@
 // returns only when every live worker's meters have lived through it and their telemetry is stored.
 
 import { randomBytes } from 'node:crypto';
-import type { VirtualClock } from '../../simulator/clock.ts';
-import { readMeterSnapshot, reportedBalance, serializeMeter } from '../../simulator/meter/index.ts';
-import type { TwinRegistry } from '../devices/twins.ts';
-import type { EventBus } from '../events/bus.ts';
-import type { DeviceRecord, MeterSnapshot, Store } from '../store/types.ts';
-import { type LedgerCheck, ledgerCheck } from '../world/ledger-check.ts';
-import { restoreMeter } from '../world/meter-snapshot.ts';
-import { type Log, WorldError } from '../world/types.ts';
+import type { VirtualClock } from '../../../simulator/clock.ts';
+import { readMeterSnapshot, reportedBalance, serializeMeter } from '../../../simulator/meter/index.ts';
+import type { TwinRegistry } from '../../devices/twins.ts';
+import type { EventBus } from '../../events/bus.ts';
+import type { DeviceRecord, MeterSnapshot, Store } from '../../store/types.ts';
+import { type LedgerCheck, ledgerCheck } from '../ledger-check.ts';
+import { restoreMeter } from '../meter-snapshot.ts';
+import { type Log, WorldError } from '../types.ts';
 import { type HostedMeter, hostedSnapshot, hostMeters, type WorkerMeterSpec } from './hosted.ts';
 import { isAlive, registrationConflict, type WorkerLease } from './leases.ts';
 import { type AdvanceReport, WorkerSync } from './sync.ts';

@@ -8,8 +8,8 @@ import { SEQ_SETTING } from '../events/seq-reserve.ts';
 import { SnapshotFileError } from '../store/errors.ts';
 import { openStore } from '../store/index.ts';
 import { checkSnapshotFile } from '../store/sqlite/snapshot-file.ts';
-import { WorldError } from '../world/types.ts';
-import { checkedSnapshot } from '../world/world-snapshots.ts';
+import { WorldError } from './types.ts';
+import { checkedSnapshot } from './world-snapshots.ts';
 
 /** What the service starts from: the snapshot's name (kept in the store) and its virtual time. */
 export interface Seeded {

@@ -5,19 +5,16 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import { v2Api } from '../api/v2/plugin.ts';
-import { consolePage, consolePlugin } from '../console/plugin.ts';
-import { type EventViews, startEventViews } from '../events/views.ts';
-import type { SimForward } from '../sim/forward.ts';
-import { simRoutes } from '../sim/routes.ts';
-import type { ServiceWorld } from '../world/face.ts';
-import { registerCors } from './cors.ts';
-import { type CorsPolicy, corsPolicy } from './cors-policy.ts';
-import { edgeErrorOptions, MAX_PARAM_LENGTH } from './edge-errors.ts';
-import { registerEnvelope, success } from './envelope.ts';
-import { registerHostCheck } from './host-check.ts';
-import { type HostPolicy, hostPolicy } from './host-policy.ts';
-import { registerJsonBody } from './json-body.ts';
+import { v2Api } from './api/v2/plugin.ts';
+import { consolePage, consolePlugin } from './console/plugin.ts';
+import { type EventViews, startEventViews } from './events/views.ts';
+import { registerCors } from './http/cors.ts';
+import { type CorsPolicy, corsPolicy } from './http/cors-policy.ts';
+import { edgeErrorOptions, MAX_PARAM_LENGTH } from './http/edge-errors.ts';
+import { registerEnvelope, success } from './http/envelope.ts';
+import { registerHostCheck } from './http/host-check.ts';
+import { type HostPolicy, hostPolicy } from './http/host-policy.ts';
+import { registerJsonBody } from './http/json-body.ts';
 import {
   type ConnectionCapStats,
   capConnections,
@@ -25,11 +22,14 @@ import {
   DEFAULT_HTTP_LIMITS,
   type HttpLimits,
   serverTimeoutOptions,
-} from './limits.ts';
-import { documentFor, swaggerOptions } from './openapi.ts';
-import { registerRequestEvents } from './request-events.ts';
-import { registerSecurityHeaders, serviceSecurityHeaders } from './security-headers.ts';
-import { validatorCompiler } from './validation.ts';
+} from './http/limits.ts';
+import { documentFor, swaggerOptions } from './http/openapi.ts';
+import { registerRequestEvents } from './http/request-events.ts';
+import { registerSecurityHeaders, serviceSecurityHeaders } from './http/security-headers.ts';
+import { validatorCompiler } from './http/validation.ts';
+import type { SimForward } from './sim-api/forward.ts';
+import { simRoutes } from './sim-api/routes.ts';
+import type { ServiceWorld } from './world/face.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

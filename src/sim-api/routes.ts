@@ -9,7 +9,6 @@ import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
 import { toIstIso } from '../time/ist.ts';
-import { workerRoutes } from '../workers/routes.ts';
 import { externalCheckView } from '../world/external-ledger-check.ts';
 import type { ServiceWorld } from '../world/face.ts';
 import { ledgerCheckView } from '../world/ledger-check.ts';
@@ -17,13 +16,14 @@ import { simDoc } from './docs.ts';
 import { eventRoutes } from './events.ts';
 import { externalRechargeAnswer } from './external-recharge.ts';
 import { faultRoutes } from './fault-routes.ts';
-import { fleetView } from './fleet.ts';
+import { fleetView } from './fleet-rows.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from './forward.ts';
 import { policyRoutes } from './policy-routes.ts';
 import { replaceRoutes } from './replace-routes.ts';
 import * as s from './schemas.ts';
 import { snapshotRoutes } from './snapshot-routes.ts';
 import { deviceInputFrom, externalView, meterView, spaceView } from './views.ts';
+import { workerRoutes } from './workers/routes.ts';
 import { mapWorldError } from './world-errors.ts';
 
 export interface SimRoutesOptions {
@@ -206,7 +206,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
 
   // [LEDGER-3] Every virtual meter against its ledger, now; and what the check at start found.
   r.get('/ledger', { schema: simDoc('checkLedger') }, async () => {
-    // Fleet workers' meters are checked from their stored snapshots (src/workers).
+    // Fleet workers' meters are checked from their stored snapshots (src/world/workers).
     const checks = [...(await world.checkLedger()), ...((await world.workers?.checkLedger()) ?? [])];
     // [LEDGER-6] External meters credited through the ledger, credit by credit.
     const external = await world.checkExternalLedger();
