@@ -151,7 +151,7 @@ describe.skipIf(skipWithoutSocat)('[SP-6] unusable lines on the wire', () => {
     await until(async () => (await energy()) === 12.5, 3_000, 'the sample in the device readings');
     const from = wire.lines.length;
     const put = v2('PUT', `/devices/${ID}/relay`, { state: false });
-    const cmd = await wire.next('CMD', from);
+    const cmd = await wire.nextWhere('CMD', from, (f) => f.op !== 'read');
     expect(cmd).toMatchObject({ op: 'set_relay', on: false, seq: expect.any(Number) });
     wire.send({ type: 'ACK', seq: cmd.seq, id: cmd.id, op: 'set_relay' });
     data(await put, 'relay state updated');

@@ -35,10 +35,21 @@ export class Wire {
     });
   }
   async next<T extends Frame['type']>(type: T, from: number, timeoutMs = 3_000) {
+    return this.nextWhere(type, from, () => true, timeoutMs);
+  }
+  /** The first `type` line since `from` that `where` accepts (a bridge's own reads may come first). */
+  async nextWhere<T extends Frame['type']>(
+    type: T,
+    from: number,
+    where: (f: Extract<Frame, { type: T }>) => boolean,
+    timeoutMs = 3_000,
+  ) {
     let found: Extract<Frame, { type: T }> | undefined;
     await until(
       () => {
-        found = this.frames(from).find((f) => f.type === type) as typeof found;
+        found = this.frames(from).find(
+          (f) => f.type === type && where(f as Extract<Frame, { type: T }>),
+        ) as typeof found;
         return found !== undefined;
       },
       timeoutMs,

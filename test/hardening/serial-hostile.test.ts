@@ -187,7 +187,7 @@ describe.skipIf(skipWithoutSocat)(
       await up();
       const from = wire.lines.length;
       await svc.cmd({ v: 1, id: 'final', op: 'set_relay', on: false });
-      const cmd = await wire.next('CMD', from);
+      const cmd = await wire.nextWhere('CMD', from, (f) => f.op !== 'read');
       wire.send({ type: 'ACK', seq: cmd.seq, id: cmd.id, op: 'set_relay' });
       expect(await svc.reply('final')).toMatchObject({ ok: true });
       wire.send(tel(ts + 1, 42));
@@ -255,7 +255,7 @@ describe.skipIf(skipWithoutSocat)('[SP-4.13] issue 8 item 9: the emoji WiFi thro
     expect(wire.frames(from).some((f) => f.type === 'CMD')).toBe(false);
     // A network that fits still goes through.
     const put = v2('POST', `/devices/${ID}/wifi`, { ssid: 'Home 5G', password: `${EMOJI}x` });
-    const cmd = await wire.next('CMD', from);
+    const cmd = await wire.nextWhere('CMD', from, (f) => f.op !== 'read');
     wire.send({ type: 'ACK', seq: cmd.seq, id: cmd.id, op: 'set_wifi' });
     expect((await put).status).toBe(200);
     expect(bridge.faults).toBe(0);
