@@ -17,7 +17,7 @@ export interface ServiceExtensionsOptions {
 export class ServiceExtensions {
   /** Numbers the bus and keeps money and meter state in the store: first, before anything is emitted. */
   readonly durable = new DurableEventsExtension();
-  /** Every event as a log line. Before the journal, as it always subscribed (the CLI's onBus). */
+  /** Every event as a log line; before the journal, where the CLI's logger always subscribed. */
   readonly logger: LoggerExtension;
   /** The journal and the live streams: the HTTP API's views. */
   readonly journal: JournalExtension;

@@ -172,7 +172,7 @@ describe('startMeterstack logs as serve does (the logger extension, EXT-1)', () 
     expect(JSON.stringify([...out.lines, ...err.lines])).not.toContain('harness-admin-token');
   });
 
-  it('writes nothing by default, and the plain log option still gets every message', async () => {
+  it('with the default (silent) logging the plain log option still gets every message', async () => {
     const messages: string[] = [];
     const ms = await startMeterstack({ log: (level, msg) => messages.push(`${level} ${msg}`) });
     await ms.stop();
