@@ -31,7 +31,7 @@ const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 interface Entry {
   help: string;
   kind: MetricKind;
-  read: () => number;
+  handle: Counter | Gauge;
 }
 
 export class Metrics {
@@ -40,7 +40,7 @@ export class Metrics {
   /** The counter named `name`, made on first use; the same one for every later call. */
   counter(name: string, help: string): Counter {
     let value = 0;
-    const counter: Counter = {
+    return this.#add(name, help, 'counter', {
       inc(n = 1) {
         if (!(n >= 0)) throw new TypeError(`counter ${name}: an increment must be ≥ 0, not ${n}`);
         value += n;
@@ -48,9 +48,7 @@ export class Metrics {
       get value() {
         return value;
       },
-    };
-    const known = this.#add(name, help, 'counter', () => value, counter);
-    return known ?? counter;
+    });
   }
 
   /**
@@ -59,55 +57,42 @@ export class Metrics {
    */
   gauge(name: string, help: string, read?: () => number): Gauge {
     let value = 0;
-    const gauge: Gauge = read
-      ? {
-          set() {
-            throw new TypeError(`gauge ${name} is read from its source; it cannot be set`);
-          },
-          get value() {
-            return read();
-          },
-        }
-      : {
-          set(v) {
-            value = v;
-          },
-          get value() {
-            return value;
-          },
-        };
-    const known = this.#add(name, help, 'gauge', () => gauge.value, gauge);
-    return known ?? gauge;
+    return this.#add(name, help, 'gauge', {
+      set(v) {
+        if (read) throw new TypeError(`gauge ${name} is read from its source; it cannot be set`);
+        value = v;
+      },
+      get value() {
+        return read ? read() : value;
+      },
+    });
   }
 
   /** The current value of `name`, or undefined when no such metric was made. */
   value(name: string): number | undefined {
-    return this.#entries.get(name)?.read();
+    return this.#entries.get(name)?.handle.value;
   }
 
   /** Every metric now, in the order they were made. */
   collect(): MetricSample[] {
-    return [...this.#entries].map(([name, e]) => ({ name, help: e.help, kind: e.kind, value: e.read() }));
+    return [...this.#entries].map(([name, e]) => ({
+      name,
+      help: e.help,
+      kind: e.kind,
+      value: e.handle.value,
+    }));
   }
 
-  readonly #handles = new Map<string, Counter | Gauge>();
-
-  #add<H extends Counter | Gauge>(
-    name: string,
-    help: string,
-    kind: MetricKind,
-    read: () => number,
-    handle: H,
-  ): H | null {
+  /** Registers `handle` under `name`, or gives the one registered first (a name is one metric). */
+  #add<H extends Counter | Gauge>(name: string, help: string, kind: MetricKind, handle: H): H {
     if (!NAME.test(name))
       throw new TypeError(`metric name ${JSON.stringify(name)} is not [a-zA-Z_:][a-zA-Z0-9_:]*`);
     const known = this.#entries.get(name);
-    if (known) {
-      if (known.kind !== kind) throw new TypeError(`metric ${name} is a ${known.kind}, not a ${kind}`);
-      return this.#handles.get(name) as H;
+    if (known === undefined) {
+      this.#entries.set(name, { help, kind, handle });
+      return handle;
     }
-    this.#entries.set(name, { help, kind, read });
-    this.#handles.set(name, handle);
-    return null;
+    if (known.kind !== kind) throw new TypeError(`metric ${name} is a ${known.kind}, not a ${kind}`);
+    return known.handle as H;
   }
 }

@@ -53,7 +53,7 @@ export interface StartOptions {
   log?: (level: string, msg: string) => void;
   /**
    * The service's log as `meterstack serve` writes it (pino lines of every event at or above `level`,
-   * the logger extension). Default level 'silent': a test's output stays its own.
+   * the logger extension). Default level 'silent': a test's output stays its own (spec-decisions 169).
    */
   logging?: LoggingOptions;
 }
