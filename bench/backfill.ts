@@ -10,6 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { MeterModel } from '../firmware-protocol/mqtt/vocabulary.ts';
+import { ServiceExtensions } from '../src/extensions/index.ts';
 import { startService } from '../src/service.ts';
 
 const METERS = Number(process.argv[2] ?? 100);
@@ -31,6 +32,7 @@ const svc = await startService({
   rateLimit: 0,
   commandTimeoutMs: 5_000,
   log: () => {},
+  extensions: new ServiceExtensions().list,
 });
 
 try {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectAsync } from 'mqtt';
 import { DynsecClient } from '../src/broker/dynsec-client.ts';
+import { ServiceExtensions } from '../src/extensions/index.ts';
 import { type ServiceConfig, startService } from '../src/service.ts';
 import { type RunningMosquitto, startMosquitto } from '../test/helpers/mosquitto.ts';
 
@@ -36,6 +37,7 @@ async function withService<T>(
     rateLimit: 0,
     commandTimeoutMs: 5_000,
     log: () => {},
+    extensions: new ServiceExtensions().list,
     ...over,
   });
   try {

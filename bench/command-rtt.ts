@@ -9,6 +9,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { TwinCommand } from '../src/devices/types.ts';
+import { ServiceExtensions } from '../src/extensions/index.ts';
 import { startService } from '../src/service.ts';
 
 const COUNT = Number(process.argv[2] ?? 5_000);
@@ -28,6 +29,7 @@ const svc = await startService({
   rateLimit: 0,
   commandTimeoutMs: 5_000,
   log: () => {},
+  extensions: new ServiceExtensions().list,
 });
 
 function pct(sorted: number[], p: number): number {

@@ -88,7 +88,7 @@ const log = (level: string) => {
   if (level !== 'info') warnings++;
 };
 const browser = await launchBrowser();
-// The service's own word on stream clients it dropped for not reading (src/events/views.ts).
+// The service's own word on stream clients it dropped for not reading (src/extensions/journal/extension.ts).
 let streamDrops = 0;
 serve.onLine((line) => {
   if (line.includes('dropped a stream client')) streamDrops++;

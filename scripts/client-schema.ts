@@ -6,6 +6,7 @@
 
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import { ServiceExtensions } from '../src/extensions/index.ts';
 import { startService } from '../src/service.ts';
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../src/client/schema.ts', import.meta.url));
@@ -33,6 +34,7 @@ export async function fetchOpenApiDocument(): Promise<OpenAPI3> {
     rateLimit: 0,
     commandTimeoutMs: 2000,
     log: () => {},
+    extensions: new ServiceExtensions().list,
   });
   try {
     const res = await fetch(`${svc.httpUrl}/openapi.json`);

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { v2Api } from './api/v2/plugin.ts';
 import { consolePage, consolePlugin } from './console/plugin.ts';
-import { type EventViews, startEventViews } from './events/views.ts';
+import type { EventViews } from './events/views.ts';
 import { registerCors } from './http/cors.ts';
 import { type CorsPolicy, corsPolicy } from './http/cors-policy.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './http/edge-errors.ts';
@@ -49,8 +49,8 @@ export interface HttpAppOptions {
   logger?: boolean;
   /** Timeouts and connection cap; defaults: DEFAULT_HTTP_LIMITS. */
   limits?: Partial<HttpLimits>;
-  /** The journal and live streams of the world's bus; default: made here, memory only. */
-  events?: EventViews;
+  /** The journal and live streams of the world's bus: the journal extension's (src/extensions). */
+  events: EventViews;
   /** Browser origins that may call (cors.ts); default: localhost on any port. */
   cors?: CorsPolicy;
   /** Host headers answered (host-policy.ts, SEC-5); default: loopback names only. */
@@ -113,10 +113,9 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
     rateLimit: opts.rateLimit ?? 100,
     redis: opts.redis,
   });
-  const events = opts.events ?? startEventViews({ bus: opts.world.bus });
+  const { events } = opts;
   // Open event streams would keep server.close() waiting for ever: they end first.
   app.addHook('preClose', async () => events.streams.close());
-  if (!opts.events) app.addHook('onClose', async () => events.close());
   await app.register(simRoutes, {
     prefix: '/sim/v1',
     world: opts.world,

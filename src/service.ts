@@ -10,10 +10,10 @@ import { type BrokerLogins, connectExternalBroker } from './broker/external.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
 import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
 import { EventBus } from './events/bus.ts';
-import { DurableEvents } from './events/durable.ts';
+import { Metrics } from './events/metrics.ts';
 import { secretRedactor, secretsOf } from './events/redact.ts';
-import { SeqReserve } from './events/seq-reserve.ts';
-import { type EventViews, startEventViews } from './events/views.ts';
+import type { EventViews } from './events/views.ts';
+import { type EventsConfig, type Extension, startExtensions } from './extension.ts';
 import { type CorsOrigins, corsPolicy } from './http/cors-policy.ts';
 import { hostPolicy } from './http/host-policy.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
@@ -85,9 +85,18 @@ export interface ServiceConfig {
   allowedHosts?: '*' | readonly string[];
   /** MQTT packet size, connection rate and cap [MC-10]; unset fields take the defaults. */
   mqttLimits?: Partial<BrokerLimits>;
+  /**
+   * Every message of the service, redacted. Once the bus exists they are also emitted as `log` events
+   * (unless their fact is its own event), which the logger extension writes.
+   */
   log: Log;
   /** The event stream (issue 9); unset fields take the defaults. */
   events?: EventsConfig;
+  /**
+   * [EXT-1] What listens to the bus and talks outward, in start order: `new ServiceExtensions().list`
+   * (src/extensions), whichever way the service starts.
+   */
+  extensions: readonly Extension[];
   /**
    * Called after the service stopped itself because another process took its world owner lease
    * (store/README.md); the CLI exits 2. Default: nothing more than the log line.
@@ -95,18 +104,7 @@ export interface ServiceConfig {
   onOwnerLost?: () => void;
 }
 
-export interface EventsConfig {
-  /** false: the bus emits nothing (the bus-off baseline of bench/ingest.ts). Default true. */
-  enabled?: boolean;
-  /** Called with the bus before anything is emitted on it: the CLI's logger subscribes here. */
-  onBus?: (bus: EventBus) => void;
-  /** Events the in-memory journal keeps (GET /sim/v1/events). Default 10,000. */
-  journalSize?: number;
-  /** Durable events (money, meter state) the store keeps at most. Default 1,000,000. */
-  durableKeep?: number;
-  /** The live streams' bounds (tests shorten the heartbeat); unset fields take the defaults. */
-  streams?: { maxClients?: number; maxBufferBytes?: number; heartbeatMs?: number };
-}
+export type { EventsConfig } from './extension.ts';
 
 export interface RunningService {
   httpUrl: string;
@@ -118,6 +116,8 @@ export interface RunningService {
   bus: EventBus;
   /** The journal and the live streams of the bus. */
   events: EventViews;
+  /** The service's counters and gauges (the bus's, the streams', durable events') [EXT-4]. */
+  metrics: Metrics;
   store: Store;
   /** The embedded aedes broker; null with an external one (`config.broker`). */
   broker: Broker | null;
@@ -213,30 +213,22 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     start: stored == null ? config.clockStart : Date.now() + (Number.isFinite(offset) ? offset : 0),
     shift: stored == null || !Number.isFinite(storedShift) ? undefined : storedShift,
   });
-  // Seqs never repeat across restarts (seq-reserve.ts); money and meter state also go to the store.
-  const durable = await DurableEvents.open({ store, keep: config.events?.durableKeep, log: logRedacted });
-  started.push(() => durable.close());
-  const seqs = await SeqReserve.open(store, { floor: durable.maxSeqAtOpen });
-  abandonEvents = () => {
-    seqs.abandon();
-    durable.abandon();
-  };
-  const bus = new EventBus({
-    now: () => clock.now(),
-    enabled: config.events?.enabled,
-    firstSeq: seqs.firstSeq,
-    redact,
-  });
-  seqs.watch(bus);
-  durable.watch(bus);
-  config.events?.onBus?.(bus);
-  const events = startEventViews({
+  const metrics = new Metrics();
+  const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled, redact, metrics });
+  // [EXT-2] Before anything is emitted: the durable events extension numbers the bus after what the
+  // store's earlier runs handed out, the logger and the journal see everything.
+  const extensions = await startExtensions(config.extensions, {
     bus,
-    durable,
-    journal: { capacity: config.events?.journalSize },
-    streams: config.events?.streams,
+    store,
+    clock,
+    log: logRedacted,
+    metrics,
+    role: 'world',
+    config: config.events ?? {},
   });
-  started.push(async () => events.close());
+  started.push(() => extensions.stop());
+  abandonEvents = () => extensions.abandon();
+  const events = extensions.views;
   log = (level, msg, meta) => {
     logRedacted(level, msg, meta);
     // A line whose fact is its own typed event (a refusal) is not told twice.
@@ -326,6 +318,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     world,
     bus,
     events,
+    metrics,
     store,
     broker,
     meterBroker,
@@ -335,12 +328,15 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
       closing ??= (async () => {
         await http.close();
         redis?.disconnect();
-        events.close();
         await world.close();
         await meterBroker.close();
-        await durable.close();
-        await lease.release();
-        await store.close();
+        // [EXT-3] In reverse, after the world and the broker: what they emitted last is written.
+        try {
+          await extensions.stop();
+        } finally {
+          await lease.release();
+          await store.close();
+        }
       })();
       return closing;
     },

@@ -12,8 +12,10 @@ import { connectExternalBroker } from '../broker/external.ts';
 import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { EventBus } from '../events/bus.ts';
+import { Metrics } from '../events/metrics.ts';
 import { secretRedactor, secretsOf } from '../events/redact.ts';
-import { type EventViews, startEventViews } from '../events/views.ts';
+import type { EventViews } from '../events/views.ts';
+import { startExtensions } from '../extension.ts';
 import { corsPolicy } from '../http/cors-policy.ts';
 import { hostPolicy } from '../http/host-policy.ts';
 import type { Log } from '../log/types.ts';
@@ -36,6 +38,8 @@ export interface RunningApiInstance {
   world: ApiWorld;
   bus: EventBus;
   events: EventViews;
+  /** Its counters and gauges [EXT-4]. */
+  metrics: Metrics;
   http: FastifyInstance;
   close(): Promise<void>;
 }
@@ -82,15 +86,21 @@ async function start(
   if (redis) started.push(async () => void redis.disconnect());
   const clock = await WorldClock.open({ store, log });
   started.push(async () => clock.stop());
-  // Its own bus and journal, in memory: the world process keeps the durable events.
-  const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled, redact });
-  config.events?.onBus?.(bus);
-  const events = startEventViews({
+  // Its own bus and journal, in memory: the world process keeps the durable events [EXT-5].
+  const metrics = new Metrics();
+  const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled, redact, metrics });
+  // [EXT-2] The same list as the world process's, in the same order.
+  const extensions = await startExtensions(config.extensions, {
     bus,
-    journal: { capacity: config.events?.journalSize },
-    streams: config.events?.streams,
+    store,
+    clock,
+    log,
+    metrics,
+    role: 'api-instance',
+    config: config.events ?? {},
   });
-  started.push(async () => events.close());
+  started.push(() => extensions.stop());
+  const events = extensions.views;
   // A mirror: no ingest, no saved reports (the world's twins store both); a client id of its own.
   const twins = new TwinRegistry({
     mqttUrl: broker.url,
@@ -138,16 +148,21 @@ async function start(
     world,
     bus,
     events,
+    metrics,
     http,
     close() {
       closing ??= (async () => {
         await http.close();
-        events.close();
         await twins.stop();
         clock.stop();
         redis?.disconnect();
         await broker.close();
-        await store.close();
+        // [EXT-3] In reverse, after the twins: what they emitted last is written.
+        try {
+          await extensions.stop();
+        } finally {
+          await store.close();
+        }
       })();
       return closing;
     },

@@ -5,12 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { BROKER_LOGINS, parseBrokerUrl } from '../broker/external.ts';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
-import { DEFAULT_JOURNAL_SIZE } from '../events/journal.ts';
+import { DEFAULT_JOURNAL_SIZE } from '../extensions/journal/journal.ts';
 import { type CorsOrigins, corsPolicy, parseCorsFlag } from '../http/cors-policy.ts';
 import { parseAllowedHosts } from '../http/host-policy.ts';
 import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
-import { LOG_LEVELS, type LogLevel } from '../log/event-lines.ts';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../log/logger.ts';
+import { LOG_LEVELS, type LogLevel } from '../log/types.ts';
 import type { ServiceConfig } from '../service.ts';
 
 export const SERVE_HELP = `usage: meterstack serve [flags]
@@ -229,7 +229,7 @@ export function parseServeConfig(
   | { help: true }
   | {
       help: false;
-      config: Omit<ServiceConfig, 'log'>;
+      config: Omit<ServiceConfig, 'log' | 'extensions'>;
       logging: LoggingConfig;
       generatedAdminToken: boolean;
       /** `--from-snapshot FILE`: the world to start with (from-snapshot.ts). */

@@ -3,14 +3,12 @@
 import type { Writable } from 'node:stream';
 import { startApiInstance } from '../api-instance/start.ts';
 import { secretRedactor, secretsOf } from '../events/redact.ts';
-import { BusLogger } from '../log/bus-logger.ts';
+import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger } from '../log/logger.ts';
 import type { ServiceConfig } from '../service.ts';
 import { redact as redactStoreUrl } from '../store/postgres/url.ts';
 import { adminTokenLines } from './banner.ts';
 import type { LoggingConfig } from './config.ts';
-
-type Level = 'info' | 'warn' | 'error';
 
 function instanceBanner(i: {
   httpUrl: string;
@@ -38,31 +36,18 @@ function instanceBanner(i: {
 }
 
 export async function runApiInstance(
-  config: Omit<ServiceConfig, 'log'>,
+  config: Omit<ServiceConfig, 'log' | 'extensions'>,
   logging: LoggingConfig,
   generatedAdminToken: boolean,
   stdout: Writable = process.stdout,
 ): Promise<void> {
   const redact = secretRedactor(secretsOf(config));
-  const logger = createLogger({ ...logging, redact });
-  let busLogger: BusLogger | null = null;
-  let say = (level: Level, msg: string) => logger[level]({ type: 'log' }, msg);
-  // Before the bus exists straight to pino, then as `log` events the bus logger writes (issue 9 §2).
-  const log = (level: Level, msg: string) => say(level, msg);
+  const extensions = new ServiceExtensions({ log: { logger: createLogger({ ...logging, redact }) } });
+  // Before the bus exists straight to pino, then as `log` events the logger extension writes (issue 9 §2).
+  const say = (level: 'info' | 'warn' | 'error', msg: string) => extensions.logger.say(level, msg);
   let svc: Awaited<ReturnType<typeof startApiInstance>>;
   try {
-    svc = await startApiInstance({
-      ...config,
-      log,
-      events: {
-        ...config.events,
-        onBus: (bus) => {
-          if (!bus.enabled) return;
-          busLogger = new BusLogger(bus, { logger });
-          say = (level, msg) => bus.emit('log', { level, msg });
-        },
-      },
-    });
+    svc = await startApiInstance({ ...config, log: say, extensions: extensions.list });
   } catch (err) {
     process.stderr.write(`meterstack serve --api-only: could not start: ${redact((err as Error).message)}\n`);
     process.exitCode = 1;
@@ -89,7 +74,6 @@ export async function runApiInstance(
       say('error', `shutdown: ${(err as Error).message}`);
       process.exitCode = 1;
     }
-    busLogger?.close();
     process.exit();
   };
   process.once('SIGINT', () => void stop('SIGINT'));

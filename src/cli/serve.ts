@@ -1,5 +1,5 @@
 import { secretRedactor, secretsOf } from '../events/redact.ts';
-import { BusLogger } from '../log/bus-logger.ts';
+import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger } from '../log/logger.ts';
 import { startService } from '../service.ts';
 import { redact as redactStoreUrl } from '../store/postgres/url.ts';
@@ -10,8 +10,6 @@ import { demoNote } from '../world/demo-notes.ts';
 import { FromSnapshotError, seedFromSnapshot } from '../world/from-snapshot.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
-
-type Level = 'info' | 'warn' | 'error';
 
 export async function runServe(argv: string[]): Promise<void> {
   let parsed: ReturnType<typeof parseServeConfig>;
@@ -43,30 +41,18 @@ export async function runServe(argv: string[]): Promise<void> {
   }
   // [SEC-1] Every line goes through the one redaction, knowing this run's secrets.
   const redact = secretRedactor(secretsOf(config));
-  const logger = createLogger({ ...logging, redact });
-  // Every line is pino's. Before the bus exists (store open, lease) the service's messages are
-  // written here directly; once it does, they come back as `log` events through the bus logger with
-  // everything else, and are not written here a second time (issue 9 §2).
-  let busLogger: BusLogger | null = null;
-  let say = (level: Level, msg: string) => logger[level]({ type: 'log' }, msg);
-  const log = (level: Level, msg: string) => {
-    if (busLogger === null) say(level, msg);
-  };
+  // Every line is pino's, written by the logger extension: before the bus exists (store open, lease)
+  // the service's messages directly, then as `log` events with everything else (issue 9 §2).
+  const extensions = new ServiceExtensions({ log: { logger: createLogger({ ...logging, redact }) } });
+  const say = (level: 'info' | 'warn' | 'error', msg: string) => extensions.logger.say(level, msg);
   let svc: Awaited<ReturnType<typeof startService>>;
   try {
     svc = await startService({
       ...config,
-      log,
-      events: {
-        ...config.events,
-        onBus: (bus) => {
-          if (!bus.enabled) return;
-          busLogger = new BusLogger(bus, { logger });
-          say = (level, msg) => bus.emit('log', { level, msg });
-        },
-      },
+      log: extensions.logger.log,
+      extensions: extensions.list,
+      // The service stopped itself, its extensions with it (the log flushed).
       onOwnerLost: () => {
-        busLogger?.close();
         process.exitCode = 2;
         process.exit();
       },
@@ -104,14 +90,12 @@ export async function runServe(argv: string[]): Promise<void> {
     stopping = true;
     say('info', `${signal}: shutting down, flushing readings`);
     try {
-      await svc.close();
-      busLogger?.flush(); // a flood's summary before the last line
+      await svc.close(); // the logger extension tells a flood's summary as it stops, before the last line
       say('info', 'stopped cleanly');
     } catch (err) {
       say('error', `shutdown: ${(err as Error).message}`);
       process.exitCode = 1;
     }
-    busLogger?.close();
     process.exit();
   };
   process.once('SIGINT', () => void stop('SIGINT'));

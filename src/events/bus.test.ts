@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EventBus } from './bus.ts';
+import { BUS_METRICS, EventBus } from './bus.ts';
+import { Metrics } from './metrics.ts';
 import { EventSchema } from './schemas.ts';
 
 describe('EventBus', () => {
@@ -28,7 +29,8 @@ describe('EventBus', () => {
   });
 
   it('keeps emitting to the others when a subscriber throws, and counts it', () => {
-    const bus = new EventBus({ now: () => 0 });
+    const metrics = new Metrics();
+    const bus = new EventBus({ now: () => 0, metrics });
     const seen: number[] = [];
     bus.subscribe(() => {
       throw new Error('view bug');
@@ -36,7 +38,16 @@ describe('EventBus', () => {
     bus.subscribe((e) => seen.push(e.seq));
     bus.emit('log', { level: 'info', msg: 'x' });
     expect(seen).toEqual([1]);
-    expect(bus.subscriberErrors).toBe(1);
+    expect(metrics.value(BUS_METRICS.subscriberErrors)).toBe(1);
+  });
+
+  it('starts at a seq given before the first event, and refuses one after it (a seq is never reused)', () => {
+    const bus = new EventBus({ now: () => 0 });
+    bus.startAt(1_000);
+    expect(bus.nextSeq).toBe(1_000);
+    expect(bus.emit('log', { level: 'info', msg: 'x' })?.seq).toBe(1_000);
+    expect(() => bus.startAt(5)).toThrow(/emitted already/);
+    expect(() => new EventBus({ now: () => 0 }).startAt(0)).toThrow(TypeError);
   });
 
   it('does nothing when disabled (the bus-off baseline)', () => {

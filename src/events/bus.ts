@@ -2,6 +2,7 @@
 // sequence number, virtual time and wall time and hands the event to each subscriber synchronously;
 // a subscriber that wants to batch or write does so itself, off the emitter's path.
 
+import { type Counter, Metrics } from './metrics.ts';
 import { type Redact, redactDeep, secretRedactor } from './redact.ts';
 import type { EventData, EventType, MeterEvent } from './schemas.ts';
 
@@ -19,7 +20,12 @@ export interface EventBusOptions {
    * SSE, logs). Default: the patterns of redact.ts alone; a service adds the secrets it knows.
    */
   redact?: Redact;
+  /** Where subscriber errors are counted (BUS_METRICS). Default: a registry of the bus's own. */
+  metrics?: Metrics;
 }
+
+/** [EXT-4] The bus's numbers in the service's metrics (was the public `subscriberErrors`). */
+export const BUS_METRICS = { subscriberErrors: 'meterstack_event_subscriber_errors_total' } as const;
 
 export interface EmitContext {
   deviceId?: string;
@@ -40,8 +46,9 @@ export class EventBus {
   readonly #redact: Redact;
   readonly enabled: boolean;
   #next: number;
+  #emitted = false;
   /** Subscriber exceptions caught (a view must never break an emitter). */
-  subscriberErrors = 0;
+  readonly #subscriberErrors: Counter;
 
   constructor(opts: EventBusOptions) {
     this.#now = opts.now;
@@ -49,6 +56,22 @@ export class EventBus {
     this.#next = opts.firstSeq ?? 1;
     this.enabled = opts.enabled ?? true;
     this.#redact = opts.redact ?? secretRedactor();
+    this.#subscriberErrors = (opts.metrics ?? new Metrics()).counter(
+      BUS_METRICS.subscriberErrors,
+      'Exceptions thrown by event bus subscribers (views), caught so the emitter goes on',
+    );
+  }
+
+  /**
+   * Numbers events from `seq` on: what the durable events extension reads back from the store
+   * (extensions/durable/seq-reserve.ts), once the bus exists. Only before the first event: a seq once
+   * handed out is never handed out again.
+   */
+  startAt(seq: number): void {
+    if (this.#emitted) throw new Error('EventBus.startAt: events were emitted already');
+    if (!Number.isSafeInteger(seq) || seq < 1)
+      throw new TypeError(`EventBus.startAt: a sequence number ≥ 1, not ${seq}`);
+    this.#next = seq;
   }
 
   /** The sequence number the next event will get. */
@@ -63,6 +86,7 @@ export class EventBus {
 
   emit<T extends EventType>(type: T, data: EventData<T>, ctx?: EmitContext): MeterEvent<T> | null {
     if (!this.enabled) return null;
+    this.#emitted = true;
     const vt = ctx?.vt ?? this.#now();
     // Redacted here, once, so that no view can hold a secret a client typed [SEC-1].
     const clean = redactDeep(data, this.#redact);
@@ -73,7 +97,7 @@ export class EventBus {
       try {
         s(event as MeterEvent);
       } catch {
-        this.subscriberErrors++;
+        this.#subscriberErrors.inc();
       }
     }
     return event;

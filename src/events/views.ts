@@ -1,53 +1,65 @@
-// The views of the bus that the HTTP API serves: the journal, the live streams and (with a store) the
-// durable events. Made once per service and subscribed before anything is emitted.
+// What the HTTP API needs of the bus's views (GET /sim/v1/events and /events/stream): a journal query
+// and the live streams. Only the shapes live here, at the bottom, so that src/sim-api can take them
+// without importing src/extensions, which implements them (extensions/journal/) and sits above HTTP.
 
-import type { EventBus } from './bus.ts';
-import { Journal, type JournalOptions } from './journal.ts';
-import type { DurableSource } from './read.ts';
-import { EventStreams, type EventStreamsOptions } from './sse.ts';
+import type { EventFilter } from './filter.ts';
+import type { MeterEvent } from './schemas.ts';
 
-export interface EventViewsOptions {
-  bus: EventBus;
-  journal?: Omit<JournalOptions, 'firstSeq'>;
-  /** Where events older than the journal are read back from; null: memory only. */
-  durable?: DurableSource | null;
-  streams?: Omit<EventStreamsOptions, 'bus' | 'journal' | 'durable'>;
+export interface JournalQuery {
+  /** Events with seq > since, oldest first; undefined: the newest `limit`. */
+  since?: number;
+  filter: EventFilter;
+  limit: number;
 }
 
-export interface EventViews {
-  journal: Journal;
-  durable: DurableSource | null;
-  streams: EventStreams;
-  /** Ends the streams and stops listening. */
+/** The `data` of GET /sim/v1/events (prompts/api.md), plus `durable_only_before`. */
+export interface JournalAnswer {
+  events: MeterEvent[];
+  /** Pass as `since` next time to get what came after this answer (filtered-out events included). */
+  next_since: number;
+  /** Every event from this seq on is in memory. */
+  oldest_seq: number;
+  /** When some events were read from the store: below this seq the answer holds durable types only. */
+  durable_only_before: number | null;
+}
+
+/** Where events older than the journal are read back from (extensions/durable/durable.ts). */
+export interface DurableSource {
+  /** Durable events with afterSeq < seq ≤ upToSeq matching `filter`: the oldest `limit`, or the newest. */
+  read(q: {
+    afterSeq: number;
+    upToSeq: number;
+    filter: EventFilter;
+    limit: number;
+    newest?: boolean;
+  }): Promise<MeterEvent[]>;
+}
+
+/** What a stream writes to: a node ServerResponse satisfies it. */
+export interface SseSink {
+  write(chunk: string): boolean;
+  readonly writableLength: number;
+  /** The connection is gone (a client may leave before its stream opens). */
+  readonly destroyed: boolean;
+  end(): void;
+  destroy(): void;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+/** The live streams (extensions/journal/sse.ts). */
+export interface LiveStreams {
+  readonly maxClients: number;
+  /** Whether one more stream may open; counts the refusal when not. */
+  admit(): boolean;
+  /** Streams to `sink`: the events after `since` first, then live; without `since` live only. */
+  open(sink: SseSink, filter: EventFilter, since?: number): void;
+  /** Ends every stream (the service is stopping). */
   close(): void;
 }
 
-export function startEventViews(opts: EventViewsOptions): EventViews {
-  const journal = new Journal({ ...opts.journal, firstSeq: opts.bus.nextSeq });
-  const unsubscribe = opts.bus.subscribe((e) => journal.push(e));
-  const durable = opts.durable ?? null;
-  const streams = new EventStreams({
-    ...opts.streams,
-    bus: opts.bus,
-    journal,
-    durable,
-    // Told as the service's own message, after the emit that overflowed the client has finished
-    // (an emit from inside a subscriber would reach the later subscribers out of order).
-    onDrop: (unsent) =>
-      setImmediate(() =>
-        opts.bus.emit('log', {
-          level: 'warn',
-          msg: `events: dropped a stream client that did not read (${Math.round(unsent / 1024)} KiB unsent); it may resume with Last-Event-ID`,
-        }),
-      ),
-  });
-  return {
-    journal,
-    durable,
-    streams,
-    close() {
-      streams.close();
-      unsubscribe();
-    },
-  };
+/** The journal and the live streams of one bus, as the HTTP API serves them. */
+export interface EventViews {
+  /** A journal query: memory, and before it the durable events of the store. */
+  read(q: JournalQuery): Promise<JournalAnswer>;
+  streams: LiveStreams;
 }

@@ -9,7 +9,12 @@
 //   const r = await ms.client.device('MTR-1');   // typed: r.data.is_online, r.data.balance …
 //   await ms.stop();
 
+import type { DestinationStream } from 'pino';
 import { type ClientOptions, createMeterstackClient, type MeterstackClient } from '../client/index.ts';
+import { secretRedactor, secretsOf } from '../events/redact.ts';
+import { ServiceExtensions } from '../extensions/index.ts';
+import { createLogger, defaultLogFormat, type LogFormat } from '../log/logger.ts';
+import type { LogLevel } from '../log/types.ts';
 import { parseWorld, ScenarioError } from '../qa/scenario/load.ts';
 import type { WorldInput } from '../qa/scenario/schema.ts';
 import { buildWorld } from '../qa/scenario/world.ts';
@@ -44,8 +49,23 @@ export interface StartOptions {
   adminToken?: string;
   /** Options of `client` and `clientFor` (retry policy, injectable sleep ...). */
   client?: Omit<ClientOptions, 'baseUrl' | 'apiKey' | 'adminToken'>;
-  /** The service's log lines; default: dropped. */
+  /** The service's own messages (plain text, redacted); default: dropped. */
   log?: (level: string, msg: string) => void;
+  /**
+   * The service's log as `meterstack serve` writes it (pino lines of every event at or above `level`,
+   * the logger extension). Default level 'silent': a test's output stays its own (spec-decisions 169).
+   */
+  logging?: LoggingOptions;
+}
+
+export interface LoggingOptions {
+  level: LogLevel | 'silent';
+  /** Default: pretty on a terminal, JSON lines otherwise, as `serve`. */
+  format?: LogFormat;
+  /** Where debug and info lines go; default stdout. */
+  out?: DestinationStream;
+  /** Where warn and error lines go; default stderr. */
+  err?: DestinationStream;
 }
 
 export interface Meterstack extends Controls {
@@ -82,6 +102,23 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
   const clockStart = clockStartMs(options.clockStart ?? DEFAULT_CLOCK_START);
   const adminToken = options.adminToken ?? 'harness-admin-token';
   const log = options.log;
+  const logging = options.logging ?? { level: 'silent' };
+  // [EXT-2] The same extensions as `serve`, its logger among them, silent unless asked.
+  const extensions = new ServiceExtensions({
+    log: {
+      logger:
+        logging.level === 'silent'
+          ? undefined
+          : createLogger({
+              format: logging.format ?? defaultLogFormat(process.stdout.isTTY),
+              level: logging.level,
+              out: logging.out,
+              err: logging.err,
+              // [SEC-1] as `serve`: every line redacted, this run's secrets known.
+              redact: secretRedactor(secretsOf({ adminToken, apiKey: DEMO_API_KEY })),
+            }),
+    },
+  });
   const svc = await startService({
     host: '127.0.0.1',
     httpPort: 0,
@@ -95,7 +132,11 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
     strictPort: false,
     rateLimit: options.rateLimit ?? 0,
     commandTimeoutMs: options.commandTimeoutMs ?? 2000,
-    log: log ? (level, msg) => log(level, msg) : () => {},
+    log: (level, msg, meta) => {
+      extensions.logger.log(level, msg, meta);
+      log?.(level, msg);
+    },
+    extensions: extensions.list,
   });
   const closeService = async () => {
     await svc.close();

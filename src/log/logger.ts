@@ -8,7 +8,7 @@ import { stripVTControlCharacters } from 'node:util';
 import pino, { type DestinationStream, type Logger, type LoggerOptions as PinoOptions } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import { type Redact, redactDeep, secretRedactor } from '../events/redact.ts';
-import type { LogLevel } from './event-lines.ts';
+import type { LogLevel } from './types.ts';
 
 export type LogFormat = 'pretty' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];

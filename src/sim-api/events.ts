@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type EventFilter, parseTypeList, typeListHelp } from '../events/filter.ts';
-import { readJournal } from '../events/read.ts';
 import type { EventViews } from '../events/views.ts';
 import { success } from '../http/envelope.ts';
 import { errorResponses } from '../http/error-schemas.ts';
@@ -91,7 +90,7 @@ export function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): voi
     },
     async (req) => {
       const q = req.query;
-      const answer = await readJournal(views.journal, views.durable, {
+      const answer = await views.read({
         since: q.since,
         filter: filterOf(q),
         limit: q.limit ?? 100,

@@ -4,7 +4,7 @@
 // the --db already holds a world (a device or an account): nothing in it is replaced unasked.
 
 import { basename } from 'node:path';
-import { SEQ_SETTING } from '../events/seq-reserve.ts';
+import { SEQ_SETTING } from '../events/settings.ts';
 import { SnapshotFileError } from '../store/errors.ts';
 import { openStore } from '../store/index.ts';
 import { checkSnapshotFile } from '../store/sqlite/snapshot-file.ts';

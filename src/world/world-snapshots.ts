@@ -4,7 +4,7 @@
 // store as World.open does (World.reload). One such operation at a time, never during an advance.
 
 import { createMeter } from '../../simulator/meter/index.ts';
-import { SEQ_SETTING } from '../events/seq-reserve.ts';
+import { SEQ_SETTING } from '../events/settings.ts';
 import { SnapshotFileError, StoreConflictError } from '../store/errors.ts';
 import type { Store, WorldSnapshotInfo } from '../store/types.ts';
 import { SNAPSHOT_NAME } from '../store/world-tables.ts';

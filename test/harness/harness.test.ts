@@ -133,3 +133,49 @@ describe('a running world', () => {
     }
   });
 });
+
+describe('startMeterstack logs as serve does (the logger extension, EXT-1)', () => {
+  /** A pino destination that keeps its lines. */
+  const sink = () => {
+    const lines: Record<string, unknown>[] = [];
+    return {
+      lines,
+      write(s: string) {
+        for (const l of s.split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      },
+    };
+  };
+
+  it("with logging: {level: 'info'} the service's messages and its events are pino lines with seq and IST", async () => {
+    const out = sink();
+    const err = sink();
+    const ms = await startMeterstack({
+      world: { accounts: [{ name: 'acme', spaces: [{ name: 'Flat 1', meters: [{ id: 'MTR-1' }] }] }] },
+      logging: { level: 'info', format: 'json', out, err },
+    });
+    try {
+      await ms.recharge('MTR-1', 50_000, 'txn-log-1');
+    } finally {
+      await ms.stop();
+    }
+    const listening = out.lines.find((l) => String(l.msg).startsWith('MQTT broker listening on mqtt://'));
+    expect(listening).toMatchObject({ level: 'info', type: 'log', seq: expect.any(Number) });
+    expect(String(listening?.vt)).toMatch(/\+05:30$/);
+    expect(out.lines.find((l) => l.type === 'money.recharge')).toMatchObject({
+      level: 'info',
+      device_id: 'MTR-1',
+      msg: expect.stringMatching(/^recharge ₹500\.00 applied to MTR-1/),
+    });
+    // Once each: the message came back through the bus, not written twice.
+    expect(out.lines.filter((l) => l.msg === listening?.msg)).toHaveLength(1);
+    // [SEC-1] The admin token appears in no line.
+    expect(JSON.stringify([...out.lines, ...err.lines])).not.toContain('harness-admin-token');
+  });
+
+  it('with the default (silent) logging the plain log option still gets every message', async () => {
+    const messages: string[] = [];
+    const ms = await startMeterstack({ log: (level, msg) => messages.push(`${level} ${msg}`) });
+    await ms.stop();
+    expect(messages.some((m) => m.startsWith('info MQTT broker listening on mqtt://'))).toBe(true);
+  });
+});

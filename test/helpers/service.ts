@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ServiceExtensions } from '../../src/extensions/index.ts';
 import { type RunningService, type ServiceConfig, startService } from '../../src/service.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -78,6 +79,7 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
     rateLimit: 0,
     commandTimeoutMs: 2_000,
     log: (level, msg) => logs.push(`${level} ${msg}`),
+    extensions: new ServiceExtensions().list,
     ...overrides,
   });
   return {

@@ -5,13 +5,26 @@
 import mqtt from 'mqtt';
 import { describe, expect, it } from 'vitest';
 import { EventSchema, type MeterEvent } from '../../src/events/schemas.ts';
+import { type Extension, ServiceExtensions } from '../../src/extensions/index.ts';
 import { startTestService } from '../helpers/service.ts';
+
+/** An extension that keeps every event: started with the others, before anything is emitted [EXT-2]. */
+function recorder(events: MeterEvent[]): Extension {
+  let unsubscribe = () => {};
+  return {
+    name: 'recorder',
+    start: (ctx) => {
+      unsubscribe = ctx.bus.subscribe((e) => events.push(e));
+    },
+    stop: () => unsubscribe(),
+  };
+}
 
 describe('ServiceConfig.log and the bus', () => {
   it('every message after the bus exists is both a config.log line and a log event, in the same order', async () => {
     const events: MeterEvent[] = [];
     const t = await startTestService({
-      events: { onBus: (bus) => bus.subscribe((e) => events.push(e)) },
+      extensions: [...new ServiceExtensions().list, recorder(events)],
     });
     try {
       const fromBus = events
@@ -29,7 +42,7 @@ describe('ServiceConfig.log and the bus', () => {
   it('a refusal is told once: a config.log line and its typed event, never a log event too', async () => {
     const events: MeterEvent[] = [];
     const t = await startTestService({
-      events: { onBus: (bus) => bus.subscribe((e) => events.push(e)) },
+      extensions: [...new ServiceExtensions().list, recorder(events)],
     });
     try {
       const bad = mqtt.connect(t.svc.mqttUrl, {

@@ -3,9 +3,9 @@
 // `telemetry.summary` events are large and come every second: only the newest one is kept, beside
 // the ring. Pure bookkeeping: no I/O, no clock.
 
-import type { EventFilter } from './filter.ts';
-import { matches } from './filter.ts';
-import type { MeterEvent } from './schemas.ts';
+import type { EventFilter } from '../../events/filter.ts';
+import { matches } from '../../events/filter.ts';
+import type { MeterEvent } from '../../events/schemas.ts';
 
 export interface JournalOptions {
   /** Events kept at most. Default 10,000. */

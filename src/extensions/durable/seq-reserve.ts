@@ -3,10 +3,11 @@
 // and the next process starts after it. The bus counts in memory; this only moves the mark ahead when
 // the bus has used half of the block, so it costs one setting write per half block of events.
 
-import type { Store } from '../store/types.ts';
-import type { EventBus } from './bus.ts';
+import type { EventBus } from '../../events/bus.ts';
+import { SEQ_SETTING } from '../../events/settings.ts';
+import type { Store } from '../../store/types.ts';
 
-export const SEQ_SETTING = 'events.seq_reserved';
+export { SEQ_SETTING };
 export const DEFAULT_SEQ_BLOCK = 10_000;
 
 type SeqStore = Pick<Store, 'getSetting' | 'setSetting'>;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useTempStores } from '../store/test-helpers.ts';
-import { EventBus } from './bus.ts';
-import { DurableEvents } from './durable.ts';
-import { parseTypeList } from './filter.ts';
+import { EventBus } from '../../events/bus.ts';
+import { parseTypeList } from '../../events/filter.ts';
+import { Metrics } from '../../events/metrics.ts';
+import { useTempStores } from '../../store/test-helpers.ts';
+import { DURABLE_METRICS, DurableEvents } from './durable.ts';
 
 const stores = useTempStores();
 const relay = { commanded: false, effective: false, was: { commanded: true, effective: true } };
@@ -97,19 +98,26 @@ describe('DurableEvents', () => {
       eventStats: store.eventStats.bind(store),
       deleteOldestEvents: store.deleteOldestEvents.bind(store),
     };
-    const durable = await DurableEvents.open({ store: flaky, maxQueue: 5, log: (_l, m) => logs.push(m) });
+    const metrics = new Metrics();
+    const durable = await DurableEvents.open({
+      store: flaky,
+      maxQueue: 5,
+      log: (_l, m) => logs.push(m),
+      metrics,
+    });
+    const lost = () => metrics.value(DURABLE_METRICS.lost)!;
     const bus = new EventBus({ now: () => 0 });
     durable.watch(bus);
     for (let i = 0; i < 8; i++) bus.emit('meter.cutoff', { balance: -i });
     await durable.flush();
     expect(logs[0]).toMatch(/disk full/);
-    expect(durable.lost).toBeGreaterThanOrEqual(3);
+    expect(lost()).toBeGreaterThanOrEqual(3);
     failing = false;
     await durable.flush();
     // The newest were kept; what went is counted.
     const rows = await store.readEvents({ afterSeq: 0, upToSeq: 100, limit: 100 });
     expect(rows.map((r) => r.seq)).toEqual([4, 5, 6, 7, 8].slice(-rows.length));
-    expect(rows.length + durable.lost).toBe(8);
+    expect(rows.length + lost()).toBe(8);
     expect(rows.length).toBeLessThanOrEqual(5);
     await durable.close();
   });

@@ -1,39 +1,9 @@
 // A journal query (GET /sim/v1/events, and the SSE stream's replay): the in-memory journal, and before
 // what it still holds the durable events kept in the store (money and meter state only).
 
-import type { EventFilter } from './filter.ts';
+import type { MeterEvent } from '../../events/schemas.ts';
+import type { DurableSource, JournalAnswer, JournalQuery } from '../../events/views.ts';
 import type { Journal } from './journal.ts';
-import type { MeterEvent } from './schemas.ts';
-
-export interface JournalQuery {
-  /** Events with seq > since, oldest first; undefined: the newest `limit`. */
-  since?: number;
-  filter: EventFilter;
-  limit: number;
-}
-
-/** The `data` of GET /sim/v1/events (prompts/api.md), plus `durable_only_before`. */
-export interface JournalAnswer {
-  events: MeterEvent[];
-  /** Pass as `since` next time to get what came after this answer (filtered-out events included). */
-  next_since: number;
-  /** Every event from this seq on is in memory. */
-  oldest_seq: number;
-  /** When some events were read from the store: below this seq the answer holds durable types only. */
-  durable_only_before: number | null;
-}
-
-/** Where events older than the journal are read back from (durable.ts). */
-export interface DurableSource {
-  /** Durable events with afterSeq < seq ≤ upToSeq matching `filter`: the oldest `limit`, or the newest. */
-  read(q: {
-    afterSeq: number;
-    upToSeq: number;
-    filter: EventFilter;
-    limit: number;
-    newest?: boolean;
-  }): Promise<MeterEvent[]>;
-}
 
 export async function readJournal(
   journal: Journal,

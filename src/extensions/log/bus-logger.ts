@@ -6,11 +6,12 @@
 // A view only [STYLE 10]: it subscribes, it never reaches into what emitted.
 
 import type { Logger } from 'pino';
-import type { EventBus } from '../events/bus.ts';
-import type { MeterEvent } from '../events/schemas.ts';
-import { toIstIso } from '../time/ist.ts';
-import { BoundedLog, type Tally } from './bounded.ts';
-import { dataOf, type LogLevel, levelOf, messageOf } from './event-lines.ts';
+import type { EventBus } from '../../events/bus.ts';
+import type { MeterEvent } from '../../events/schemas.ts';
+import { BoundedLog, type Tally } from '../../log/bounded.ts';
+import type { LogLevel } from '../../log/types.ts';
+import { toIstIso } from '../../time/ist.ts';
+import { dataOf, levelOf, messageOf } from './event-lines.ts';
 
 export interface BusLoggerOptions {
   logger: Logger;
@@ -90,6 +91,19 @@ export class BusLogger {
     const level = levelOf(e);
     if (!this.#logger.isLevelEnabled(level)) return;
     if (!this.#flood.note(`${e.type} ${level}`, floodName(e))) return;
+    this.#line(e, level);
+  }
+
+  /**
+   * Writes one event's line as if it had come through the bus: for the last lines of a run, emitted
+   * after this logger stopped listening ('stopped cleanly'). Not counted against a flood.
+   */
+  write(e: MeterEvent): void {
+    const level = levelOf(e);
+    if (this.#logger.isLevelEnabled(level)) this.#line(e, level);
+  }
+
+  #line(e: MeterEvent, level: LogLevel): void {
     const fields: Record<string, unknown> = { vt: toIstIso(e.vt), seq: e.seq, type: e.type };
     if (e.device_id !== undefined) fields.device_id = e.device_id;
     if (e.account_id !== undefined) fields.account_id = e.account_id;

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { EventBus } from './bus.ts';
-import type { EventFilter } from './filter.ts';
+import { EventBus } from '../../events/bus.ts';
+import type { EventFilter } from '../../events/filter.ts';
+import { DURABLE_TYPES, type MeterEvent } from '../../events/schemas.ts';
+import type { DurableSource } from '../../events/views.ts';
 import { Journal } from './journal.ts';
-import { type DurableSource, readJournal } from './read.ts';
-import { DURABLE_TYPES, type MeterEvent } from './schemas.ts';
+import { readJournal } from './read.ts';
 
 /** A bus, a journal of `capacity`, and a store that keeps every durable event (as durable.ts does). */
 function setup(capacity: number) {

@@ -4,22 +4,20 @@
 // counted (issue 9 §3). Replay goes page by page, waiting for the socket to drain between pages, and switches
 // to live in the same tick as its last page, so a resumed client gets no gap and no duplicate.
 
-import type { EventBus } from './bus.ts';
-import { type EventFilter, matches } from './filter.ts';
+import type { EventBus } from '../../events/bus.ts';
+import { type EventFilter, matches } from '../../events/filter.ts';
+import { type Counter, Metrics } from '../../events/metrics.ts';
+import type { MeterEvent } from '../../events/schemas.ts';
+import type { DurableSource, LiveStreams, SseSink } from '../../events/views.ts';
 import type { Journal } from './journal.ts';
-import { type DurableSource, readJournal } from './read.ts';
-import type { MeterEvent } from './schemas.ts';
+import { readJournal } from './read.ts';
 
-/** What a stream writes to: a node ServerResponse satisfies it. */
-export interface SseSink {
-  write(chunk: string): boolean;
-  readonly writableLength: number;
-  /** The connection is gone (a client may leave before its stream opens). */
-  readonly destroyed: boolean;
-  end(): void;
-  destroy(): void;
-  once(event: 'drain' | 'close', listener: () => void): unknown;
-}
+/** [EXT-4] The streams' numbers in the service's metrics (were the public `stats`). */
+export const STREAM_METRICS = {
+  open: 'meterstack_event_streams_open',
+  dropped: 'meterstack_event_streams_dropped_total',
+  refused: 'meterstack_event_streams_refused_total',
+} as const;
 
 export interface EventStreamsOptions {
   bus: Pick<EventBus, 'subscribe'>;
@@ -35,14 +33,8 @@ export interface EventStreamsOptions {
   replayPage?: number;
   /** Told when a client is dropped for not reading, with its unsent bytes. */
   onDrop?: (unsentBytes: number) => void;
-}
-
-export interface EventStreamStats {
-  open: number;
-  /** Clients dropped because they did not read. */
-  dropped: number;
-  /** Clients refused because maxClients were open. */
-  refused: number;
+  /** Where open, dropped and refused streams are counted (STREAM_METRICS). Default: a registry of its own. */
+  metrics?: Metrics;
 }
 
 interface Client {
@@ -58,7 +50,7 @@ export function sseFrame(e: MeterEvent): string {
   return `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 }
 
-export class EventStreams {
+export class EventStreams implements LiveStreams {
   readonly maxClients: number;
   readonly maxBufferBytes: number;
   readonly #journal: Journal;
@@ -68,8 +60,8 @@ export class EventStreams {
   readonly #clients = new Set<Client>();
   readonly #unsubscribe: () => void;
   readonly #heartbeat: NodeJS.Timeout;
-  #dropped = 0;
-  #refused = 0;
+  readonly #dropped: Counter;
+  readonly #refused: Counter;
   #closed = false;
 
   constructor(opts: EventStreamsOptions) {
@@ -84,19 +76,19 @@ export class EventStreams {
     this.#durable = opts.durable ?? null;
     this.#replayPage = replayPage;
     this.#onDrop = opts.onDrop ?? (() => {});
+    const metrics = opts.metrics ?? new Metrics();
+    metrics.gauge(STREAM_METRICS.open, 'Event streams (SSE) open now', () => this.#clients.size);
+    this.#dropped = metrics.counter(STREAM_METRICS.dropped, 'Event stream clients dropped for not reading');
+    this.#refused = metrics.counter(STREAM_METRICS.refused, 'Event streams refused: the most were open');
     this.#unsubscribe = opts.bus.subscribe((e) => this.#onEvent(e));
     this.#heartbeat = setInterval(() => this.#ping(), heartbeatMs);
     this.#heartbeat.unref();
   }
 
-  get stats(): EventStreamStats {
-    return { open: this.#clients.size, dropped: this.#dropped, refused: this.#refused };
-  }
-
   /** Whether one more stream may open; counts the refusal when not. */
   admit(): boolean {
     if (!this.#closed && this.#clients.size < this.maxClients) return true;
-    this.#refused++;
+    this.#refused.inc();
     return false;
   }
 
@@ -200,7 +192,7 @@ export class EventStreams {
 
   #drop(c: Client): void {
     if (c.gone) return;
-    this.#dropped++;
+    this.#dropped.inc();
     this.#remove(c);
     const unsent = c.sink.writableLength;
     c.sink.destroy();

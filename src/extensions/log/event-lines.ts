@@ -7,11 +7,9 @@
 //   debug  commands sent and acked, 2xx/3xx requests, telemetry summaries, a meter's first info
 // A `log` event (the service's own message) keeps the level it was written at.
 
-import type { EventData, EventType, MeterEvent } from '../events/schemas.ts';
-import { toIstIsoSeconds } from '../time/ist.ts';
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+import type { EventData, EventType, MeterEvent } from '../../events/schemas.ts';
+import type { LogLevel } from '../../log/types.ts';
+import { toIstIsoSeconds } from '../../time/ist.ts';
 
 interface LineSpec<T extends EventType> {
   level: LogLevel | ((data: EventData<T>) => LogLevel);

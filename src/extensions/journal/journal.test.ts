@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EventBus } from './bus.ts';
-import { parseTypeList } from './filter.ts';
+import { EventBus } from '../../events/bus.ts';
+import { parseTypeList } from '../../events/filter.ts';
+import type { MeterEvent } from '../../events/schemas.ts';
 import { approxBytes, Journal } from './journal.ts';
-import type { MeterEvent } from './schemas.ts';
 
 function busWithJournal(opts: ConstructorParameters<typeof Journal>[0] = {}, firstSeq = 1) {
   const bus = new EventBus({ now: () => 0, wall: () => 0, firstSeq });

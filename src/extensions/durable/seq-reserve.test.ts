@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.ts';
-import { useTempStores } from '../store/test-helpers.ts';
-import { EventBus } from './bus.ts';
+import { EventBus } from '../../events/bus.ts';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.ts';
+import { useTempStores } from '../../store/test-helpers.ts';
 import { SEQ_SETTING, SeqReserve } from './seq-reserve.ts';
 
 const stores = useTempStores();

@@ -3,11 +3,11 @@
 
 import type { DestinationStream } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventBus } from '../events/bus.ts';
-import type { EventData } from '../events/schemas.ts';
+import { EventBus } from '../../events/bus.ts';
+import type { EventData } from '../../events/schemas.ts';
+import { createLogger, type LogFormat } from '../../log/logger.ts';
+import type { LogLevel } from '../../log/types.ts';
 import { BusLogger, type BusLoggerOptions } from './bus-logger.ts';
-import type { LogLevel } from './event-lines.ts';
-import { createLogger, type LogFormat } from './logger.ts';
 
 const VT = Date.UTC(2026, 10, 24, 20, 20, 0, 123); // 2026-11-25T01:50:00.123+05:30
 

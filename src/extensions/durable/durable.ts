@@ -4,12 +4,19 @@
 // deletes the oldest beyond the bound in batches (spec-decisions 57). The read side is the journal's
 // DurableSource: it flushes first, so what was emitted is what is read.
 
-import type { Log } from '../log/types.ts';
-import type { Store, StoredEvent } from '../store/types.ts';
-import type { EventBus } from './bus.ts';
-import type { EventFilter } from './filter.ts';
-import type { DurableSource } from './read.ts';
-import { DURABLE_TYPES, type MeterEvent } from './schemas.ts';
+import type { EventBus } from '../../events/bus.ts';
+import type { EventFilter } from '../../events/filter.ts';
+import { type Counter, Metrics } from '../../events/metrics.ts';
+import { DURABLE_TYPES, type MeterEvent } from '../../events/schemas.ts';
+import type { DurableSource } from '../../events/views.ts';
+import type { Log } from '../../log/types.ts';
+import type { Store, StoredEvent } from '../../store/types.ts';
+
+/** [EXT-4] Durable events' numbers in the service's metrics (were the public `written` and `lost`). */
+export const DURABLE_METRICS = {
+  written: 'meterstack_durable_events_written_total',
+  lost: 'meterstack_durable_events_lost_total',
+} as const;
 
 export type DurableStore = Pick<Store, 'appendEvents' | 'readEvents' | 'eventStats' | 'deleteOldestEvents'>;
 
@@ -26,6 +33,8 @@ export interface DurableEventsOptions {
   /** Rows deleted per transaction (~4 ms per 1,000 on a million rows here). Default 2,000. */
   pruneBatch?: number;
   log?: Log;
+  /** Where written and lost events are counted (DURABLE_METRICS). Default: a registry of its own. */
+  metrics?: Metrics;
 }
 
 export const DEFAULT_DURABLE_KEEP = 1_000_000;
@@ -51,8 +60,8 @@ export class DurableEvents implements DurableSource {
   #count: number;
   #stopped = false;
   /** Events lost because the queue was full (the store failing for long). */
-  lost = 0;
-  written = 0;
+  readonly #lost: Counter;
+  readonly #written: Counter;
 
   /** The newest seq the store held when opened (0: none): seqs of a new run must start after it. */
   readonly maxSeqAtOpen: number;
@@ -67,6 +76,15 @@ export class DurableEvents implements DurableSource {
     this.#pruneSlack = opts.pruneSlack ?? 10_000;
     this.#pruneBatch = opts.pruneBatch ?? 2_000;
     this.#log = opts.log ?? (() => {});
+    const metrics = opts.metrics ?? new Metrics();
+    this.#written = metrics.counter(
+      DURABLE_METRICS.written,
+      'Durable events (money, meter state) written to the store',
+    );
+    this.#lost = metrics.counter(
+      DURABLE_METRICS.lost,
+      'Durable events lost: the queue was full while the store failed',
+    );
     this.#count = count;
     this.maxSeqAtOpen = maxSeq;
   }
@@ -88,7 +106,7 @@ export class DurableEvents implements DurableSource {
       // The oldest tenth at once, so a flood against a failing store costs O(1) per event.
       const drop = this.#queue.length - Math.floor(this.#maxQueue * 0.9);
       this.#queue.splice(0, drop);
-      this.lost += drop;
+      this.#lost.inc(drop);
     }
     if (this.#timer === null) {
       this.#timer = setTimeout(() => void this.flush(), this.#delayMs);
@@ -162,7 +180,7 @@ export class DurableEvents implements DurableSource {
       // Back to the front of the queue for the next write; the bound above still holds.
       const back = [...batch, ...this.#queue];
       const over = Math.max(0, back.length - this.#maxQueue);
-      this.lost += over;
+      this.#lost.inc(over);
       this.#queue = over > 0 ? back.slice(over) : back;
       this.#log('error', `events: writing ${rows.length} durable events: ${(err as Error).message}`);
       if (this.#timer === null) {
@@ -171,7 +189,7 @@ export class DurableEvents implements DurableSource {
       }
       return false;
     }
-    this.written += rows.length;
+    this.#written.inc(rows.length);
     this.#count += rows.length;
     await this.#prune();
     return true;

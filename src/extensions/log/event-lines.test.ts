@@ -8,7 +8,7 @@ import {
   EventSchema,
   type EventType,
   type MeterEvent,
-} from '../events/schemas.ts';
+} from '../../events/schemas.ts';
 import { dataOf, duration, LINES, levelOf, messageOf, redactUrl, rupees } from './event-lines.ts';
 
 function ev<T extends EventType>(type: T, data: EventData<T>, device_id?: string): MeterEvent {

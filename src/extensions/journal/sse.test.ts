@@ -1,9 +1,11 @@
 // EventStreams' own edges; the stream over real HTTP is test/events/sse.test.ts.
 
 import { describe, expect, it } from 'vitest';
-import { EventBus } from './bus.ts';
+import { EventBus } from '../../events/bus.ts';
+import { Metrics } from '../../events/metrics.ts';
+import type { SseSink } from '../../events/views.ts';
 import { Journal } from './journal.ts';
-import { EventStreams, type SseSink, sseFrame } from './sse.ts';
+import { EventStreams, STREAM_METRICS, sseFrame } from './sse.ts';
 
 /** A sink that keeps what it is given unsent until `read()` (a client reading), as a socket does. */
 function sink(
@@ -33,9 +35,10 @@ function sink(
 describe('EventStreams', () => {
   it('does not keep a client that left before its stream opened (it would hold a place for ever)', () => {
     const bus = new EventBus({ now: () => 0 });
-    const streams = new EventStreams({ bus, journal: new Journal(), maxClients: 1 });
+    const metrics = new Metrics();
+    const streams = new EventStreams({ bus, journal: new Journal(), maxClients: 1, metrics });
     streams.open(sink(true), {});
-    expect(streams.stats.open).toBe(0);
+    expect(metrics.value(STREAM_METRICS.open)).toBe(0);
     expect(streams.admit()).toBe(true);
     streams.close();
   });
@@ -55,7 +58,8 @@ describe('EventStreams', () => {
 
   it('sends a frame larger than the bound to a client that reads, and drops one that left the bound unread', () => {
     const bus = new EventBus({ now: () => 0 });
-    const streams = new EventStreams({ bus, journal: new Journal(), maxBufferBytes: 1000 });
+    const metrics = new Metrics();
+    const streams = new EventStreams({ bus, journal: new Journal(), maxBufferBytes: 1000, metrics });
     const reading = sink();
     const stuck = sink();
     streams.open(reading, {});
@@ -64,14 +68,15 @@ describe('EventStreams', () => {
     const big = bus.emit('log', { level: 'info', msg: 'x'.repeat(3000) })!;
     expect(reading.written).toEqual([sseFrame(big)]);
     expect(stuck.written).toEqual([sseFrame(big)]);
-    expect(streams.stats.dropped).toBe(0);
+    expect(metrics.value(STREAM_METRICS.dropped)).toBe(0);
     // The reader takes it all; the other leaves it unread: at the next frame it is dropped, not written to.
     reading.read();
     const next = bus.emit('log', { level: 'info', msg: 'next' })!;
     expect(reading.written.at(-1)).toBe(sseFrame(next));
     expect(stuck.written).toHaveLength(1);
     expect(stuck.destroyed).toBe(true);
-    expect(streams.stats).toMatchObject({ open: 1, dropped: 1 });
+    expect(metrics.value(STREAM_METRICS.open)).toBe(1);
+    expect(metrics.value(STREAM_METRICS.dropped)).toBe(1);
     streams.close();
   });
 });

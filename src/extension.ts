@@ -1,0 +1,109 @@
+// The shape of an extension (src/extensions/: what listens to the event bus and talks outward) and
+// how a service starts a list of them: in the list's order, each with the same typed context, and
+// stopped in reverse (rules EXT-1..EXT-3 in src/extensions/README.md). Here, beside service.ts, because
+// the service and an API instance start the extensions while the extensions themselves sit above
+// both: the list is made in src/extensions and handed in through the config.
+
+import type { EventBus } from './events/bus.ts';
+import type { Metrics } from './events/metrics.ts';
+import type { EventViews } from './events/views.ts';
+import type { Log } from './log/types.ts';
+import type { Store } from './store/types.ts';
+
+/** The event stream's bounds (issue 9); unset fields take the defaults. */
+export interface EventsConfig {
+  /** false: the bus emits nothing (the bus-off baseline of bench/ingest.ts). Default true. */
+  enabled?: boolean;
+  /** Events the in-memory journal keeps (GET /sim/v1/events). Default 10,000. */
+  journalSize?: number;
+  /** Durable events (money, meter state) the store keeps at most. Default 1,000,000. */
+  durableKeep?: number;
+  /** The live streams' bounds (tests shorten the heartbeat); unset fields take the defaults. */
+  streams?: { maxClients?: number; maxBufferBytes?: number; heartbeatMs?: number };
+}
+
+/** Everything an extension may use, the same whichever way the service starts [EXT-2]. */
+export interface ExtensionContext {
+  /** The service's one event stream; nothing has been emitted on it yet when the first extension starts. */
+  bus: EventBus;
+  store: Store;
+  /** Virtual time: the world's clock. */
+  clock: { now(): number };
+  /** The service's own log, redacted, not onto the bus (a view's trouble must not feed the bus it reads). */
+  log: Log;
+  /** Named counters and gauges; a Prometheus extension reads them [EXT-4]. */
+  metrics: Metrics;
+  /** 'world': the process that owns the world (`serve`, startMeterstack()); 'api-instance': `serve --api-only`. */
+  role: 'world' | 'api-instance';
+  config: EventsConfig;
+}
+
+export interface Extension {
+  /** Named in errors and in the README's list. */
+  readonly name: string;
+  /**
+   * Subscribes, opens what it talks to. If it throws, the service does not start, and this extension's
+   * stop() is called too, with those before it: stop() copes with a start that got half way.
+   */
+  start(ctx: ExtensionContext): void | Promise<void>;
+  /** Writes what it holds and stops listening; called once, after the world and the broker stopped. */
+  stop(): void | Promise<void>;
+  /** Another process took the store (the world owner lease): write nothing more, now. */
+  abandon?(): void;
+  /** The journal and live streams the HTTP API serves; exactly one extension of a list gives them. */
+  views?(): EventViews;
+}
+
+export interface RunningExtensions {
+  /** The views of the extension that serves them. */
+  views: EventViews;
+  abandon(): void;
+  /** Stops every extension in reverse order; the first failure is thrown after all were asked. */
+  stop(): Promise<void>;
+}
+
+/** [EXT-1] Starts `list` in order; stops the started ones in reverse if one fails. */
+export async function startExtensions(
+  list: readonly Extension[],
+  ctx: ExtensionContext,
+): Promise<RunningExtensions> {
+  const started: Extension[] = [];
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= stopAll(started);
+    return stopping;
+  };
+  try {
+    for (const ext of list) {
+      started.push(ext);
+      await ext.start(ctx);
+    }
+    const serving = list.filter((ext) => ext.views !== undefined);
+    if (serving.length !== 1)
+      throw new TypeError(
+        `extensions: exactly one must serve the event views (GET /sim/v1/events), not ${serving.length}`,
+      );
+    return {
+      views: serving[0]!.views!(),
+      abandon: () => {
+        for (const ext of started) ext.abandon?.();
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function stopAll(started: Extension[]): Promise<void> {
+  let first: unknown = null;
+  for (const ext of [...started].reverse()) {
+    try {
+      await ext.stop();
+    } catch (err) {
+      first ??= new Error(`extension ${ext.name}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  if (first !== null) throw first;
+}

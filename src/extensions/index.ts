@@ -1,0 +1,32 @@
+// The one list of extensions (rules EXT-1..EXT-5 in README.md): `serve`, `serve --api-only` and
+// startMeterstack() each make it here and hand its `list` to the service, which starts it in this
+// order and stops it in reverse.
+
+import type { Extension } from '../extension.ts';
+import { DurableEventsExtension } from './durable/extension.ts';
+import { JournalExtension } from './journal/extension.ts';
+import { LoggerExtension, type LoggerExtensionOptions } from './log/extension.ts';
+
+export type { Extension, ExtensionContext } from '../extension.ts';
+
+export interface ServiceExtensionsOptions {
+  /** The logger extension's pino logger and flood bounds; default silent. */
+  log?: LoggerExtensionOptions;
+}
+
+export class ServiceExtensions {
+  /** Numbers the bus and keeps money and meter state in the store: first, before anything is emitted. */
+  readonly durable = new DurableEventsExtension();
+  /** Every event as a log line; before the journal, where the CLI's logger always subscribed. */
+  readonly logger: LoggerExtension;
+  /** The journal and the live streams: the HTTP API's views. */
+  readonly journal: JournalExtension;
+  /** [EXT-1] In start order. A new extension (Prometheus, Home Assistant) is one more entry. */
+  readonly list: readonly Extension[];
+
+  constructor(opts: ServiceExtensionsOptions = {}) {
+    this.logger = new LoggerExtension(opts.log);
+    this.journal = new JournalExtension(this.durable);
+    this.list = [this.durable, this.logger, this.journal];
+  }
+}
