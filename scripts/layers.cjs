@@ -18,14 +18,10 @@ const TABLE = [
   ['devices', '^src/devices/', 'firmware-protocol events log mqtt store time'],
   ['world', '^src/world/', 'firmware-protocol simulator store events broker devices log time net'],
   ['http', '^src/http/', 'events log time'],
-  ['extensions', '^src/extensions/', 'firmware-protocol events log store devices http time net'],
   ['api', '^src/api/', 'firmware-protocol simulator world devices store events http log time'],
-  [
-    'sim-api',
-    '^src/sim-api/',
-    'firmware-protocol simulator world devices store events extensions http api log time',
-  ],
+  ['sim-api', '^src/sim-api/', 'firmware-protocol simulator world devices store events http api log time'],
   ['console', '^src/console/', 'http package-root'],
+  ['extensions', '^src/extensions/', 'firmware-protocol events log store time'],
   ['app', '^src/app\\.ts$', 'api sim-api console http extensions events world log time'],
   [
     'service',

@@ -11,12 +11,13 @@ import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } fr
 import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
 import { EventBus } from './events/bus.ts';
 import { Metrics } from './events/metrics.ts';
-import { secretRedactor, secretsOf } from './events/redact.ts';
 import type { EventViews } from './events/views.ts';
-import { type EventsConfig, type Extension, startExtensions } from './extension.ts';
+import { type EventsConfig, type Extension, startExtensions } from './extensions/extension.ts';
+import { ServiceExtensions } from './extensions/index.ts';
 import { type CorsOrigins, corsPolicy } from './http/cors-policy.ts';
 import { hostPolicy } from './http/host-policy.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
+import { secretRedactor, secretsOf } from './log/redact.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenOnce, listenWithFallback } from './net/listen.ts';
 import { openStore } from './store/index.ts';
@@ -93,10 +94,10 @@ export interface ServiceConfig {
   /** The event stream (issue 9); unset fields take the defaults. */
   events?: EventsConfig;
   /**
-   * [EXT-1] What listens to the bus and talks outward, in start order: `new ServiceExtensions().list`
-   * (src/extensions), whichever way the service starts.
+   * [EXT-1] What listens to the bus and talks outward, in start order; default the one list,
+   * `new ServiceExtensions().list` (src/extensions), whichever way the service starts.
    */
-  extensions: readonly Extension[];
+  extensions?: readonly Extension[];
   /**
    * Called after the service stopped itself because another process took its world owner lease
    * (store/README.md); the CLI exits 2. Default: nothing more than the log line.
@@ -104,7 +105,7 @@ export interface ServiceConfig {
   onOwnerLost?: () => void;
 }
 
-export type { EventsConfig } from './extension.ts';
+export type { EventsConfig } from './extensions/extension.ts';
 
 export interface RunningService {
   httpUrl: string;
@@ -217,7 +218,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled, redact, metrics });
   // [EXT-2] Before anything is emitted: the durable events extension numbers the bus after what the
   // store's earlier runs handed out, the logger and the journal see everything.
-  const extensions = await startExtensions(config.extensions, {
+  const extensions = await startExtensions(config.extensions ?? new ServiceExtensions().list, {
     bus,
     store,
     clock,

@@ -13,11 +13,12 @@ import { MAX_FUTURE_SKEW_MS } from '../devices/plausibility.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { EventBus } from '../events/bus.ts';
 import { Metrics } from '../events/metrics.ts';
-import { secretRedactor, secretsOf } from '../events/redact.ts';
 import type { EventViews } from '../events/views.ts';
-import { startExtensions } from '../extension.ts';
+import { startExtensions } from '../extensions/extension.ts';
+import { ServiceExtensions } from '../extensions/index.ts';
 import { corsPolicy } from '../http/cors-policy.ts';
 import { hostPolicy } from '../http/host-policy.ts';
+import { secretRedactor, secretsOf } from '../log/redact.ts';
 import type { Log } from '../log/types.ts';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { ServiceConfig } from '../service.ts';
@@ -90,7 +91,7 @@ async function start(
   const metrics = new Metrics();
   const bus = new EventBus({ now: () => clock.now(), enabled: config.events?.enabled, redact, metrics });
   // [EXT-2] The same list as the world process's, in the same order.
-  const extensions = await startExtensions(config.extensions, {
+  const extensions = await startExtensions(config.extensions ?? new ServiceExtensions().list, {
     bus,
     store,
     clock,

@@ -1,6 +1,6 @@
 // The log line format of long-running commands: ISO time, level, message; info to stdout, the rest to stderr.
 
-import { secretRedactor } from '../events/redact.ts';
+import { secretRedactor } from '../log/redact.ts';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 

@@ -2,9 +2,9 @@
 
 import type { Writable } from 'node:stream';
 import { startApiInstance } from '../api-instance/start.ts';
-import { secretRedactor, secretsOf } from '../events/redact.ts';
 import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger } from '../log/logger.ts';
+import { secretRedactor, secretsOf } from '../log/redact.ts';
 import type { ServiceConfig } from '../service.ts';
 import { redact as redactStoreUrl } from '../store/postgres/url.ts';
 import { adminTokenLines } from './banner.ts';

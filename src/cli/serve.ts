@@ -1,6 +1,6 @@
-import { secretRedactor, secretsOf } from '../events/redact.ts';
 import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger } from '../log/logger.ts';
+import { secretRedactor, secretsOf } from '../log/redact.ts';
 import { startService } from '../service.ts';
 import { redact as redactStoreUrl } from '../store/postgres/url.ts';
 import { WorldOwnedError } from '../store/world-owner.ts';

@@ -2,8 +2,8 @@
 // sequence number, virtual time and wall time and hands the event to each subscriber synchronously;
 // a subscriber that wants to batch or write does so itself, off the emitter's path.
 
+import { type Redact, redactDeep, secretRedactor } from '../log/redact.ts';
 import { type Counter, Metrics } from './metrics.ts';
-import { type Redact, redactDeep, secretRedactor } from './redact.ts';
 import type { EventData, EventType, MeterEvent } from './schemas.ts';
 
 export interface EventBusOptions {

@@ -2,12 +2,12 @@
 // startMeterstack() each make it here and hand its `list` to the service, which starts it in this
 // order and stops it in reverse.
 
-import type { Extension } from '../extension.ts';
 import { DurableEventsExtension } from './durable/extension.ts';
+import type { Extension } from './extension.ts';
 import { JournalExtension } from './journal/extension.ts';
 import { LoggerExtension, type LoggerExtensionOptions } from './log/extension.ts';
 
-export type { Extension, ExtensionContext } from '../extension.ts';
+export type { Extension, ExtensionContext } from './extension.ts';
 
 export interface ServiceExtensionsOptions {
   /** The logger extension's pino logger and flood bounds; default silent. */

@@ -11,9 +11,9 @@
 
 import type { DestinationStream } from 'pino';
 import { type ClientOptions, createMeterstackClient, type MeterstackClient } from '../client/index.ts';
-import { secretRedactor, secretsOf } from '../events/redact.ts';
 import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger, defaultLogFormat, type LogFormat } from '../log/logger.ts';
+import { secretRedactor, secretsOf } from '../log/redact.ts';
 import type { LogLevel } from '../log/types.ts';
 import { parseWorld, ScenarioError } from '../qa/scenario/load.ts';
 import type { WorldInput } from '../qa/scenario/schema.ts';

@@ -7,7 +7,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import pino, { type DestinationStream, type Logger, type LoggerOptions as PinoOptions } from 'pino';
 import { prettyFactory } from 'pino-pretty';
-import { type Redact, redactDeep, secretRedactor } from '../events/redact.ts';
+import { type Redact, redactDeep, secretRedactor } from './redact.ts';
 import type { LogLevel } from './types.ts';
 
 export type LogFormat = 'pretty' | 'json';

@@ -3,7 +3,7 @@
 // anything is emitted, after everything any earlier run of this store handed out.
 
 import type { DurableSource } from '../../events/views.ts';
-import type { Extension, ExtensionContext } from '../../extension.ts';
+import type { Extension, ExtensionContext } from '../extension.ts';
 import { DurableEvents } from './durable.ts';
 import { SeqReserve } from './seq-reserve.ts';
 

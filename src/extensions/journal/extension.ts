@@ -3,7 +3,7 @@
 // extension that gives the HTTP API its views (GET /sim/v1/events and /events/stream).
 
 import type { DurableSource, EventViews } from '../../events/views.ts';
-import type { Extension, ExtensionContext } from '../../extension.ts';
+import type { Extension, ExtensionContext } from '../extension.ts';
 import { Journal } from './journal.ts';
 import { readJournal } from './read.ts';
 import { EventStreams } from './sse.ts';

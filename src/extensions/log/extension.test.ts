@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus } from '../../events/bus.ts';
 import { Metrics } from '../../events/metrics.ts';
-import type { ExtensionContext } from '../../extension.ts';
 import { createLogger } from '../../log/logger.ts';
 import type { Store } from '../../store/types.ts';
+import type { ExtensionContext } from '../extension.ts';
 import { LoggerExtension } from './extension.ts';
 
 function lines() {

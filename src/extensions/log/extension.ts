@@ -5,8 +5,8 @@
 
 import pino, { type Logger } from 'pino';
 import type { EventBus } from '../../events/bus.ts';
-import type { Extension, ExtensionContext } from '../../extension.ts';
 import type { Log } from '../../log/types.ts';
+import type { Extension, ExtensionContext } from '../extension.ts';
 import { BusLogger, type BusLoggerOptions } from './bus-logger.ts';
 
 type Level = Parameters<Log>[0];

@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { MeterModel } from '../../../firmware-protocol/mqtt/vocabulary.ts';
-import { ServiceExtensions } from '../../extensions/index.ts';
 import { type RunningService, startService } from '../../service.ts';
 import { rememberDevice } from './known-devices.ts';
 import { existingDevice, reuseDevice } from './reuse.ts';
@@ -46,7 +45,6 @@ export async function embeddedTarget(opts: EmbeddedOptions): Promise<Target & { 
     rateLimit: 0,
     commandTimeoutMs: 5000,
     log: opts.log ?? (() => {}),
-    extensions: new ServiceExtensions().list,
   });
   return {
     svc,

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceExtensions } from '../../extensions/index.ts';
 import { connectMqtt } from '../../mqtt/connect.ts';
 import { ADMIN_MQTT_USERNAME, type ServiceConfig, startService } from '../../service.ts';
 import { seedFromSnapshot } from '../../world/from-snapshot.ts';
@@ -69,7 +68,6 @@ export async function runScenario(
     rateLimit: 0,
     commandTimeoutMs: 2000,
     log: () => {},
-    extensions: new ServiceExtensions().list,
   };
   // [spec-decisions 115] From a snapshot file: a world of its own in a scratch SQLite file, seeded as
   // `serve --from-snapshot` seeds its --db, on the snapshot's clock (an in-memory store would not outlive

@@ -2,11 +2,11 @@
 // reverse; a failed start stops what started; a failing stop does not keep the others running.
 
 import { describe, expect, it } from 'vitest';
-import { EventBus } from './events/bus.ts';
-import { Metrics } from './events/metrics.ts';
-import type { EventViews } from './events/views.ts';
+import { EventBus } from '../events/bus.ts';
+import { Metrics } from '../events/metrics.ts';
+import type { EventViews } from '../events/views.ts';
+import type { Store } from '../store/types.ts';
 import { type Extension, type ExtensionContext, startExtensions } from './extension.ts';
-import type { Store } from './store/types.ts';
 
 function context(): ExtensionContext {
   return {

@@ -4,11 +4,11 @@
 // the service and an API instance start the extensions while the extensions themselves sit above
 // both: the list is made in src/extensions and handed in through the config.
 
-import type { EventBus } from './events/bus.ts';
-import type { Metrics } from './events/metrics.ts';
-import type { EventViews } from './events/views.ts';
-import type { Log } from './log/types.ts';
-import type { Store } from './store/types.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { Metrics } from '../events/metrics.ts';
+import type { EventViews } from '../events/views.ts';
+import type { Log } from '../log/types.ts';
+import type { Store } from '../store/types.ts';
 
 /** The event stream's bounds (issue 9); unset fields take the defaults. */
 export interface EventsConfig {
