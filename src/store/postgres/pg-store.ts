@@ -2,7 +2,7 @@
 // each method handed to the small class that owns its tables (the file split of ../sqlite/).
 
 import pg from 'pg';
-import { keyExpiry } from '../sqlite/accounts.ts';
+import { keyExpiry } from '../rows.ts';
 import type {
   Account,
   BucketMinutes,

@@ -4,6 +4,7 @@
 
 import { copyFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { keyExpiry } from '../rows.ts';
 import type {
   Account,
   BucketMinutes,
@@ -32,7 +33,7 @@ import type {
   WorldSnapshotInfo,
   WorldSnapshotMeta,
 } from '../types.ts';
-import { Accounts, keyExpiry } from './accounts.ts';
+import { Accounts } from './accounts.ts';
 import { CreditReceipts } from './credit-receipts.ts';
 import { Devices, Spaces } from './devices.ts';
 import { Events } from './events.ts';
