@@ -2,6 +2,7 @@
 // each method handed to the small class that owns its tables (the file split of ../sqlite/).
 
 import pg from 'pg';
+import { DEVICE_REPORTS, METER_SNAPSHOTS, REGISTER_CONTINUITY } from '../per-device-rows.ts';
 import { keyExpiry } from '../rows.ts';
 import type {
   Account,
@@ -40,9 +41,9 @@ import { History } from './history.ts';
 import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
 import { postgresOpenError } from './open-error.ts';
-import { RegisterContinuity } from './register-continuity.ts';
+import { PerDeviceRows } from './per-device.ts';
 import { Samples } from './samples.ts';
-import { Reports, Settings, Snapshots } from './snapshots.ts';
+import { Settings } from './settings.ts';
 import { type PostgresTarget, parsePostgresUrl } from './url.ts';
 import { exportPgSnapshot, importPgSnapshot } from './world-file.ts';
 import { WorldOwnerRow } from './world-owner.ts';
@@ -112,11 +113,11 @@ export class PostgresStore implements Store {
   readonly #history: History;
   readonly #ledger: Ledger;
   readonly #receipts: CreditReceipts;
-  readonly #snapshots: Snapshots;
+  readonly #snapshots: PerDeviceRows<MeterSnapshot>;
   readonly #settings: Settings;
   readonly #owner: WorldOwnerRow;
-  readonly #reports: Reports;
-  readonly #register: RegisterContinuity;
+  readonly #reports: PerDeviceRows<DeviceReport>;
+  readonly #register: PerDeviceRows<RegisterContinuityRow>;
   readonly #events: Events;
   readonly #world: PgWorldSnapshots;
 
@@ -130,11 +131,11 @@ export class PostgresStore implements Store {
     this.#history = new History(pool);
     this.#ledger = new Ledger(pool);
     this.#receipts = new CreditReceipts(pool);
-    this.#snapshots = new Snapshots(pool);
+    this.#snapshots = new PerDeviceRows(pool, METER_SNAPSHOTS);
     this.#settings = new Settings(pool);
     this.#owner = new WorldOwnerRow(pool);
-    this.#reports = new Reports(pool);
-    this.#register = new RegisterContinuity(pool);
+    this.#reports = new PerDeviceRows(pool, DEVICE_REPORTS);
+    this.#register = new PerDeviceRows(pool, REGISTER_CONTINUITY);
     this.#events = new Events(pool);
     this.#world = new PgWorldSnapshots(pool, () => this.#accounts.forget());
   }

@@ -4,6 +4,7 @@
 
 import { copyFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { DEVICE_REPORTS, METER_SNAPSHOTS, REGISTER_CONTINUITY } from '../per-device-rows.ts';
 import { keyExpiry } from '../rows.ts';
 import type {
   Account,
@@ -42,10 +43,9 @@ import { Ledger } from './ledger.ts';
 import { migrate } from './migrations.ts';
 import { assertWritable, openError, prepareDatabaseDir } from './open-path.ts';
 import { OtherWriters } from './other-writers.ts';
-import { RegisterContinuity } from './register-continuity.ts';
-import { Reports } from './reports.ts';
+import { PerDeviceRows } from './per-device.ts';
 import { Samples } from './samples.ts';
-import { Settings, Snapshots } from './snapshots.ts';
+import { Settings } from './settings.ts';
 import { WorldOwnerRow } from './world-owner.ts';
 import { SqliteWorldSnapshots } from './world-snapshots.ts';
 
@@ -107,11 +107,11 @@ export class SqliteStore implements Store {
   readonly #history: History;
   readonly #ledger: Ledger;
   readonly #receipts: CreditReceipts;
-  readonly #snapshots: Snapshots;
+  readonly #snapshots: PerDeviceRows<MeterSnapshot>;
   readonly #settings: Settings;
   readonly #owner: WorldOwnerRow;
-  readonly #reports: Reports;
-  readonly #register: RegisterContinuity;
+  readonly #reports: PerDeviceRows<DeviceReport>;
+  readonly #register: PerDeviceRows<RegisterContinuityRow>;
   readonly #events: Events;
   readonly #world: SqliteWorldSnapshots;
 
@@ -127,11 +127,11 @@ export class SqliteStore implements Store {
     this.#history = new History(db);
     this.#ledger = new Ledger(db);
     this.#receipts = new CreditReceipts(db);
-    this.#snapshots = new Snapshots(db);
+    this.#snapshots = new PerDeviceRows(db, METER_SNAPSHOTS);
     this.#settings = new Settings(db);
     this.#owner = new WorldOwnerRow(db);
-    this.#reports = new Reports(db);
-    this.#register = new RegisterContinuity(db);
+    this.#reports = new PerDeviceRows(db, DEVICE_REPORTS);
+    this.#register = new PerDeviceRows(db, REGISTER_CONTINUITY);
     this.#events = new Events(db);
     this.#world = new SqliteWorldSnapshots(db, path, () => writers.clearAll());
   }
