@@ -10,6 +10,7 @@ import type {
   DeviceRecord,
   KeyExpiry,
   LedgerEntry,
+  NewDevice,
   Space,
   SpacePatch,
 } from './types.ts';
@@ -97,6 +98,27 @@ export function toDevice(r: DeviceRow): DeviceRecord {
 /** A new device's values in the order of the stores' INSERT (after it, created_at). */
 export const NEW_DEVICE_COLUMNS = `device_id, account_id, space_id, name, description, model, kind, mqtt_secret_hash,
   udf1, udf2, udf3, udf4, udf5, created_at`;
+
+/** A new device's values in NEW_DEVICE_COLUMNS order. */
+export function newDeviceValues(d: NewDevice, now: number): unknown[] {
+  const { deviceId, accountId, spaceId, name, description, model, kind, mqttSecretHash } = d;
+  return [
+    deviceId,
+    accountId,
+    spaceId,
+    name,
+    description,
+    model,
+    kind,
+    mqttSecretHash,
+    d.udf1,
+    d.udf2,
+    d.udf3,
+    d.udf4,
+    d.udf5,
+    now,
+  ];
+}
 
 /**
  * A patch's parameters for the stores' PATCH_SET: (set name?, name, set description?, description,

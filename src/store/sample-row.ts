@@ -33,18 +33,8 @@ export const VALUE_COLUMNS = [
   'balance',
 ] as const;
 
-export interface StoredSample {
-  device_pk: number;
-  ts: number;
-  energy: number | null;
-  active_power: number | null;
-  voltage: number | null;
-  current: number | null;
-  power_factor: number | null;
-  apparent_power: number | null;
-  reactive_power: number | null;
-  balance: number | null;
-}
+/** A row of samples as read: SampleRow but for the key's column name. */
+export type StoredSample = Omit<SampleRow, 'devicePk'> & { device_pk: number };
 
 export function toSampleRow(r: StoredSample): SampleRow {
   return {

@@ -8,6 +8,7 @@ import {
   type DeviceRow,
   deviceIdTaken,
   NEW_DEVICE_COLUMNS,
+  newDeviceValues,
   patchParams,
   SPACE_COLUMNS,
   type SpaceRow,
@@ -76,22 +77,7 @@ export class Devices {
       const { rows } = await this.#pool.query<DeviceRow>(
         `INSERT INTO devices (${NEW_DEVICE_COLUMNS})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING ${DEVICE_COLUMNS}`,
-        [
-          d.deviceId,
-          d.accountId,
-          d.spaceId,
-          d.name,
-          d.description,
-          d.model,
-          d.kind,
-          d.mqttSecretHash,
-          d.udf1,
-          d.udf2,
-          d.udf3,
-          d.udf4,
-          d.udf5,
-          now,
-        ],
+        newDeviceValues(d, now),
       );
       return toDevice(rows[0]!);
     } catch (err) {

@@ -1,5 +1,14 @@
 import { PROPERTY_COLUMNS } from './columns.ts';
+import type { Dialect } from './dialect.ts';
 import type { SchemaMigration } from './migration.ts';
+
+/** A rollup: per device and bucket, a copy of one sample. */
+const rollup = (d: Dialect, table: string) => `CREATE TABLE ${table} (
+  device_pk ${d.ref} NOT NULL,
+  bucket_start BIGINT NOT NULL,
+  ts BIGINT NOT NULL,${PROPERTY_COLUMNS},
+  PRIMARY KEY (device_pk, bucket_start)
+)${d.clustered};`;
 
 export const v2: SchemaMigration = {
   version: 2,
@@ -18,18 +27,8 @@ CREATE TABLE samples (
 -- Written in the same transaction as samples; derived data, so no foreign key of their own.
 -- 15-minute buckets nest in 30 m, 60 m and IST days (+05:30 is a multiple of 15 min), so samples_15m
 -- answers 15/30/60-minute history and samples_1d answers daily history.
-CREATE TABLE samples_15m (
-  device_pk ${d.ref} NOT NULL,
-  bucket_start BIGINT NOT NULL,
-  ts BIGINT NOT NULL,${PROPERTY_COLUMNS},
-  PRIMARY KEY (device_pk, bucket_start)
-)${d.clustered};
+${rollup(d, 'samples_15m')}
 
-CREATE TABLE samples_1d (
-  device_pk ${d.ref} NOT NULL,
-  bucket_start BIGINT NOT NULL,
-  ts BIGINT NOT NULL,${PROPERTY_COLUMNS},
-  PRIMARY KEY (device_pk, bucket_start)
-)${d.clustered};
+${rollup(d, 'samples_1d')}
 `,
 };

@@ -7,6 +7,7 @@ import {
   type DeviceRow,
   deviceIdTaken,
   NEW_DEVICE_COLUMNS,
+  newDeviceValues,
   patchParams,
   SPACE_COLUMNS,
   type SpaceRow,
@@ -118,24 +119,7 @@ export class Devices {
   create(d: NewDevice, now: number): DeviceRecord {
     if (d.spaceId !== null) this.#bySpace.delete(d.spaceId);
     try {
-      return toDevice(
-        this.#insert.get(
-          d.deviceId,
-          d.accountId,
-          d.spaceId,
-          d.name,
-          d.description,
-          d.model,
-          d.kind,
-          d.mqttSecretHash,
-          d.udf1,
-          d.udf2,
-          d.udf3,
-          d.udf4,
-          d.udf5,
-          now,
-        )!,
-      );
+      return toDevice(this.#insert.get(...newDeviceValues(d, now))!);
     } catch (err) {
       if (isUniqueViolation(err)) {
         throw deviceIdTaken(d.deviceId);
