@@ -3,7 +3,7 @@
 
 import type { Sample } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { bucketStart } from './buckets.ts';
-import type { SampleRow } from './types.ts';
+import { SAMPLE_PROPERTIES, type SampleRow } from './types.ts';
 
 /** A meter's sample (contract MC-7.4 / the domain's Sample) as the row stored for `devicePk`. */
 export function sampleRow(devicePk: number, s: Omit<Sample, 'balance'> & { balance?: number }): SampleRow {
@@ -22,16 +22,7 @@ export function sampleRow(devicePk: number, s: Omit<Sample, 'balance'> & { balan
 }
 
 /** The value columns of samples and its rollups, in the order of every samples-shaped statement. */
-export const VALUE_COLUMNS = [
-  'energy',
-  'active_power',
-  'voltage',
-  'current',
-  'power_factor',
-  'apparent_power',
-  'reactive_power',
-  'balance',
-] as const;
+export const VALUE_COLUMNS = [...SAMPLE_PROPERTIES, 'balance'] as const;
 
 /** A row of samples as read: SampleRow but for the key's column name. */
 export type StoredSample = Omit<SampleRow, 'devicePk'> & { device_pk: number };
