@@ -1,8 +1,11 @@
 import type { DialectName } from './dialect.ts';
 import type { SchemaMigration } from './migration.ts';
 
-/** The ledger refuses UPDATE and DELETE (PostgreSQL: TRUNCATE too), in each dialect's trigger language. */
-const APPEND_ONLY: Record<DialectName, string> = {
+/**
+ * The ledger refuses UPDATE and DELETE (PostgreSQL: TRUNCATE too), in each dialect's trigger language.
+ * A SQLite restore or reset drops the triggers inside its transaction and makes them again from here.
+ */
+export const APPEND_ONLY: Record<DialectName, string> = {
   sqlite: `
 CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
 CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
