@@ -78,9 +78,11 @@ describe.skipIf(absent !== null)('one schema, two dialects', () => {
   it('a column, an index or a type in one dialect only is a difference, named', async () => {
     const sqlite = await sqliteLive('ALTER TABLE settings ADD COLUMN note TEXT');
     const postgres = await postgresLive(
-      'CREATE INDEX ledger_kind ON ledger (kind); ALTER TABLE world_owner ALTER COLUMN pid TYPE text',
+      `CREATE INDEX ledger_kind ON ledger (kind); ALTER TABLE world_owner ALTER COLUMN pid TYPE text;
+       ALTER TABLE events ALTER COLUMN seq TYPE integer`,
     );
     expect(schemaDifferences(sqlite, postgres)).toEqual([
+      'events.seq: SQLite INTEGER is not PostgreSQL integer (TYPE_EQUIVALENCE)',
       'ledger indexes: SQLite [UNIQUE (transaction_id), ledger_device_seq (device_pk, seq)] PostgreSQL [UNIQUE (transaction_id), ledger_device_seq (device_pk, seq), ledger_kind (kind)]',
       'settings columns: SQLite [key NOT NULL, value NOT NULL, note] PostgreSQL [key NOT NULL, value NOT NULL]',
       'world_owner.pid: SQLite INTEGER is not PostgreSQL text (TYPE_EQUIVALENCE)',

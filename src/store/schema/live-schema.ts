@@ -20,17 +20,28 @@ export interface LiveTable {
 export type LiveSchema = Record<string, LiveTable>;
 
 /**
- * The declared equivalence of SQLite's column types with PostgreSQL's. INTEGER is SQLite's rowid alias
- * and its keys' type (bigint in PostgreSQL), and the small integers (a pid, a version: integer).
+ * The declared equivalence of SQLite's column types with PostgreSQL's. SQLite's INTEGER is its keys'
+ * type (a rowid alias, or what points at one): bigint in PostgreSQL.
  */
 export const TYPE_EQUIVALENCE: readonly (readonly [sqlite: string, postgres: string])[] = [
   ['INTEGER', 'bigint'],
-  ['INTEGER', 'integer'],
   ['BIGINT', 'bigint'],
   ['TEXT', 'text'],
   ['DOUBLE PRECISION', 'double precision'],
   ['BOOLEAN', 'boolean'],
 ];
+
+/** The columns that are INTEGER in both dialects' SQL (PostgreSQL: integer): small numbers, never keys of rows. */
+export const SMALL_INTEGERS: ReadonlySet<string> = new Set([
+  'schema_migrations.version',
+  'world_owner.id',
+  'world_owner.pid',
+]);
+
+function sameType(column: string, sqlite: string, postgres: string): boolean {
+  if (SMALL_INTEGERS.has(column)) return sqlite === 'INTEGER' && postgres === 'integer';
+  return TYPE_EQUIVALENCE.some(([s, p]) => s === sqlite && p === postgres);
+}
 
 const list = (names: readonly string[]) => `(${names.join(', ')})`;
 
@@ -168,7 +179,7 @@ export function schemaDifferences(sqlite: LiveSchema, postgres: LiveSchema): str
     for (const [column, type] of Object.entries(a.types)) {
       const theirs = b.types[column];
       if (theirs === undefined) continue; // said above, under columns
-      if (!TYPE_EQUIVALENCE.some(([s, p]) => s === type && p === theirs))
+      if (!sameType(`${table}.${column}`, type, theirs))
         out.push(`${table}.${column}: SQLite ${type} is not PostgreSQL ${theirs} (TYPE_EQUIVALENCE)`);
     }
   }
