@@ -3,6 +3,8 @@
 // world owner lease and the schema's own bookkeeping. Settings are in it, but the caller names the keys
 // that keep their present value (the events' seq reservation: seqs never repeat).
 
+import { APPEND_ONLY } from './schema/v3-ledger.ts';
+
 export const WORLD_TABLES = [
   'accounts',
   'api_keys',
@@ -32,7 +34,23 @@ export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const SNAPSHOT_CLOCK_MIN = Date.UTC(2000, 0, 1);
 export const SNAPSHOT_CLOCK_MAX = Date.UTC(2100, 0, 1);
 
-/** The ledger's append-only triggers: a restore or reset drops them inside its transaction and makes them again. */
-export const LEDGER_TRIGGERS_SQLITE = `
-CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
-CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;`;
+/** The ledger's append-only triggers in SQLite (migration 3): a restore or reset drops them inside its transaction and makes them again. */
+export const LEDGER_TRIGGERS_SQLITE = APPEND_ONLY.sqlite;
+
+/** A device's readings: what a per-device reset deletes (`deleteDeviceReadings`). */
+export const READING_TABLES = [
+  'samples',
+  'samples_15m',
+  'samples_1d',
+  'device_reports',
+  'register_continuity',
+];
+
+/** What a snapshot's `read()` selects, from the tables of `prefix` ('' or 'schema.'). */
+export function snapshotContentsSql(prefix: string): { devices: string; meters: string; ledger: string } {
+  return {
+    devices: `SELECT pk, device_id AS "deviceId", kind FROM ${prefix}devices ORDER BY pk`,
+    meters: `SELECT device_pk AS "devicePk", state, ledger_seq AS "ledgerSeq", updated_at AS "updatedAt" FROM ${prefix}meter_snapshots`,
+    ledger: `SELECT seq, device_pk AS "devicePk", kind, amount, transaction_id AS "transactionId", created_at AS "createdAt" FROM ${prefix}ledger ORDER BY seq`,
+  };
+}

@@ -5,16 +5,17 @@
 // revoked as in the single-writer SQLite store.
 
 import type pg from 'pg';
-import { StoreConflictError } from '../errors.ts';
-import { hashApiKey, type KeyExpiryRow, unexpired } from '../sqlite/accounts.ts';
+import {
+  type AccountRow,
+  apiKeyTaken,
+  hashApiKey,
+  type KeyExpiryRow,
+  toAccount,
+  unexpired,
+  VALID_KEYS_CACHED,
+} from '../rows.ts';
 import type { Account, KeyExpiry } from '../types.ts';
 import { isUniqueViolation } from './pg-errors.ts';
-
-interface AccountRow {
-  id: number;
-  name: string;
-  created_at: number;
-}
 
 /** How long a key found valid is trusted without asking the database again. */
 export const KEY_CACHE_MS = 500;
@@ -59,8 +60,7 @@ export class Accounts {
         [hashApiKey(key), accountId, now, expiry.expiresAt, expiry.wallExpiresAt],
       );
     } catch (err) {
-      if (isUniqueViolation(err))
-        throw new StoreConflictError('this API key is already registered', 'api_key');
+      if (isUniqueViolation(err)) throw apiKeyTaken();
       throw err;
     }
   }
@@ -82,7 +82,7 @@ export class Accounts {
     const row = rows[0];
     if (!row) return null;
     const account = Object.freeze(toAccount(row));
-    if (this.#valid.size >= 10_000) this.#valid.clear();
+    if (this.#valid.size >= VALID_KEYS_CACHED) this.#valid.clear();
     this.#valid.set(key, {
       account,
       expiresAt: row.expires_at,
@@ -105,8 +105,4 @@ export class Accounts {
   forget(): void {
     this.#valid.clear();
   }
-}
-
-function toAccount(row: AccountRow): Account {
-  return { id: row.id, name: row.name, createdAt: row.created_at };
 }

@@ -3,52 +3,27 @@
 // row could be another process's stale copy (spec-decisions 78). Each lookup is one indexed query.
 
 import type pg from 'pg';
-import { StoreConflictError } from '../errors.ts';
+import {
+  DEVICE_COLUMNS,
+  type DeviceRow,
+  deviceIdTaken,
+  NEW_DEVICE_COLUMNS,
+  newDeviceValues,
+  patchParams,
+  SPACE_COLUMNS,
+  type SpaceRow,
+  toDevice,
+  toSpace,
+} from '../rows.ts';
 import type { DevicePatch, DeviceRecord, NewDevice, Space, SpacePatch } from '../types.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
-type Udf = string | null;
-
-interface SpaceRow {
-  id: number;
-  account_id: number;
-  name: string;
-  description: string;
-  udf1: Udf;
-  udf2: Udf;
-  udf3: Udf;
-  udf4: Udf;
-  udf5: Udf;
-}
-
-interface DeviceRow {
-  pk: number;
-  device_id: string;
-  account_id: number;
-  space_id: number | null;
-  name: string;
-  description: string;
-  model: DeviceRecord['model'];
-  kind: DeviceRecord['kind'];
-  public_access: boolean;
-  public_hash: string | null;
-  is_shared: boolean;
-  udf1: Udf;
-  udf2: Udf;
-  udf3: Udf;
-  udf4: Udf;
-  udf5: Udf;
-  created_at: number;
-}
-
-const SPACE_COLUMNS = 'id, account_id, name, description, udf1, udf2, udf3, udf4, udf5';
-const DEVICE_COLUMNS = `pk, device_id, account_id, space_id, name, description, model, kind, public_access,
-  public_hash, is_shared, udf1, udf2, udf3, udf4, udf5, created_at`;
 /** $1..$6: (set name?, name, set description?, description, set udf1?, udf1); $7 the key. */
 const PATCH_SET = `
   name = CASE WHEN $1 THEN $2 ELSE name END,
   description = CASE WHEN $3 THEN $4 ELSE description END,
   udf1 = CASE WHEN $5 THEN $6 ELSE udf1 END`;
+const given = (set: boolean) => set;
 
 export class Spaces {
   readonly #pool: pg.Pool;
@@ -84,7 +59,7 @@ export class Spaces {
   async update(id: number, patch: SpacePatch): Promise<Space | null> {
     const { rows } = await this.#pool.query<SpaceRow>(
       `UPDATE spaces SET ${PATCH_SET} WHERE id = $7 RETURNING ${SPACE_COLUMNS}`,
-      patchParams(patch, id),
+      patchParams(patch, id, given),
     );
     return rows[0] ? toSpace(rows[0]) : null;
   }
@@ -100,30 +75,14 @@ export class Devices {
   async create(d: NewDevice, now: number): Promise<DeviceRecord> {
     try {
       const { rows } = await this.#pool.query<DeviceRow>(
-        `INSERT INTO devices (device_id, account_id, space_id, name, description, model, kind, mqtt_secret_hash,
-           udf1, udf2, udf3, udf4, udf5, created_at)
+        `INSERT INTO devices (${NEW_DEVICE_COLUMNS})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING ${DEVICE_COLUMNS}`,
-        [
-          d.deviceId,
-          d.accountId,
-          d.spaceId,
-          d.name,
-          d.description,
-          d.model,
-          d.kind,
-          d.mqttSecretHash,
-          d.udf1,
-          d.udf2,
-          d.udf3,
-          d.udf4,
-          d.udf5,
-          now,
-        ],
+        newDeviceValues(d, now),
       );
       return toDevice(rows[0]!);
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw new StoreConflictError(`device_id ${JSON.stringify(d.deviceId)} is already taken`, 'device_id');
+        throw deviceIdTaken(d.deviceId);
       }
       throw err;
     }
@@ -159,7 +118,7 @@ export class Devices {
   async update(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null> {
     const { rows } = await this.#pool.query<DeviceRow>(
       `UPDATE devices SET ${PATCH_SET} WHERE device_id = $7 RETURNING ${DEVICE_COLUMNS}`,
-      patchParams(patch, deviceId),
+      patchParams(patch, deviceId, given),
     );
     return rows[0] ? toDevice(rows[0]) : null;
   }
@@ -181,52 +140,4 @@ export class Devices {
     );
     return rows[0]?.mqtt_secret_hash ?? null;
   }
-}
-
-function patchParams(patch: SpacePatch, key: number | string): unknown[] {
-  return [
-    patch.name !== undefined,
-    patch.name ?? null,
-    patch.description !== undefined,
-    patch.description ?? null,
-    patch.udf1 !== undefined,
-    patch.udf1 ?? null,
-    key,
-  ];
-}
-
-function toSpace(r: SpaceRow): Space {
-  return {
-    id: r.id,
-    accountId: r.account_id,
-    name: r.name,
-    description: r.description,
-    udf1: r.udf1,
-    udf2: r.udf2,
-    udf3: r.udf3,
-    udf4: r.udf4,
-    udf5: r.udf5,
-  };
-}
-
-function toDevice(r: DeviceRow): DeviceRecord {
-  return {
-    pk: r.pk,
-    deviceId: r.device_id,
-    accountId: r.account_id,
-    spaceId: r.space_id,
-    name: r.name,
-    description: r.description,
-    model: r.model,
-    kind: r.kind,
-    publicAccess: r.public_access,
-    publicHash: r.public_hash,
-    isShared: r.is_shared,
-    createdAt: r.created_at,
-    udf1: r.udf1,
-    udf2: r.udf2,
-    udf3: r.udf3,
-    udf4: r.udf4,
-    udf5: r.udf5,
-  };
 }

@@ -2,9 +2,9 @@
 // from the oldest. Filters are NULL when unset; the type list is a text[] (`type = ANY($n)`).
 
 import type pg from 'pg';
+import { EVENT_SELECT } from '../rows.ts';
 import type { StoredEvent, StoredEventQuery } from '../types.ts';
 
-const COLUMNS = 'SELECT seq, type, device_id AS "deviceId", vt, body FROM events';
 const WHERE = `seq > $1 AND seq <= $2
   AND ($3::text IS NULL OR device_id = $3)
   AND ($4::text[] IS NULL OR type = ANY($4))`;
@@ -36,7 +36,7 @@ export class Events {
   async read(q: StoredEventQuery): Promise<StoredEvent[]> {
     const order = q.newest ? 'DESC' : 'ASC';
     const { rows } = await this.#pool.query<StoredEvent>(
-      `${COLUMNS} WHERE ${WHERE} ORDER BY seq ${order} LIMIT $5`,
+      `${EVENT_SELECT} WHERE ${WHERE} ORDER BY seq ${order} LIMIT $5`,
       [q.afterSeq, q.upToSeq, q.deviceId ?? null, q.types === undefined ? null : [...q.types], q.limit],
     );
     return q.newest ? rows.reverse() : rows;

@@ -1,9 +1,9 @@
-// History queries on PostgreSQL: the same plan as sqlite/history.ts (whole buckets from a rollup, the
-// partial bucket at either end from samples), so the answers are identical for the same data, in one
-// statement.
+// History queries on PostgreSQL: the plan of ../history-plan.ts, as SQLite's (whole buckets from a
+// rollup, the partial bucket at either end from samples), so the answers are identical for the same
+// data, in one statement.
 
 import type pg from 'pg';
-import { bucketCeil, bucketStart, DAY_MS, isBucketMinutes, MINUTE_MS, QUARTER_HOUR_MS } from '../buckets.ts';
+import { historyPlan, lastPerBucket } from '../history-plan.ts';
 import type { BucketMinutes, HistoryPoint, SampleProperty } from '../types.ts';
 import { SAMPLE_PROPERTIES } from '../types.ts';
 
@@ -54,47 +54,17 @@ export class History {
     toTs: number,
     bucket: BucketMinutes,
   ): Promise<HistoryPoint[]> {
-    if (!SAMPLE_PROPERTIES.includes(property))
-      throw new TypeError(`unknown sample property ${JSON.stringify(property)}`);
-    if (!isBucketMinutes(bucket))
-      throw new TypeError(`bucket must be 15, 30, 60 or 1440 minutes, not ${bucket}`);
-    if (!(fromTs < toTs)) return [];
-
-    const bucketMs = bucket * MINUTE_MS;
-    const [rollup, rollupMs] =
-      bucket === 1440 ? (['samples_1d', DAY_MS] as const) : (['samples_15m', QUARTER_HOUR_MS] as const);
-    const query = QUERIES.get(`${property}:${rollup}`)!;
-    // As in sqlite/history.ts: whole rollup buckets are [wholeFrom, wholeTo); the partial ones at either
-    // end lie inside one rollup bucket each. No whole bucket: two partial reads split at the boundary.
-    const wholeFrom = bucketCeil(fromTs, rollupMs);
-    const wholeTo = bucketStart(toTs, rollupMs);
-    const params =
-      wholeFrom >= wholeTo
-        ? [devicePk, fromTs, Math.min(wholeFrom, toTs), 0, 0, Math.min(wholeFrom, toTs), toTs]
-        : [devicePk, fromTs, wholeFrom, wholeFrom, wholeTo, wholeTo, toTs];
+    const plan = historyPlan(property, fromTs, toTs, bucket);
+    if (plan === null) return [];
+    const query = QUERIES.get(`${property}:${plan.rollup}`)!;
+    // No whole bucket: the middle part reads the empty range [0, 0).
+    const params = [devicePk, ...plan.head, ...(plan.whole ?? [0, 0]), ...plan.tail];
     const { rows } = await this.#pool.query<{ ts: number[]; v: number[] }>({ ...query, values: params });
     const { ts, v } = rows[0]!;
     const candidates = ts.map((t, i): [number, number] => [t, v[i]!]);
     // The parts are each ascending and in ts order between them; should a plan ever interleave them, sort.
     if (candidates.some((c, i) => i > 0 && c[0] < candidates[i - 1]![0]))
       candidates.sort((x, y) => x[0] - y[0]);
-    return lastPerBucket(candidates, bucketMs);
+    return lastPerBucket(candidates, plan.bucketMs);
   }
-}
-
-/** Candidates in ascending ts: a later one in the same output bucket replaces the earlier. */
-function lastPerBucket(candidates: readonly [number, number][], bucketMs: number): HistoryPoint[] {
-  const points: HistoryPoint[] = [];
-  let last: HistoryPoint | undefined;
-  for (const [ts, value] of candidates) {
-    const start = bucketStart(ts, bucketMs);
-    if (last !== undefined && last.bucketStart === start) {
-      last.ts = ts;
-      last.value = value;
-    } else {
-      last = { bucketStart: start, ts, value };
-      points.push(last);
-    }
-  }
-  return points;
 }

@@ -7,28 +7,20 @@
 // ledger_seq) would never see 7: with the lock, seq order is commit order, as in SQLite.
 
 import type pg from 'pg';
-import { StoreConflictError } from '../errors.ts';
+import {
+  type AppendResult,
+  assertPaise,
+  LEDGER_COLUMNS as COLUMNS,
+  type LedgerRow,
+  repeatedTransaction,
+  toEntry,
+} from '../rows.ts';
 import type { LedgerEntry, LedgerTotal } from '../types.ts';
 import { advisoryXactLock, inTransaction, LOCK } from './db.ts';
 
-export interface LedgerRow {
-  seq: number;
-  device_pk: number;
-  kind: LedgerEntry['kind'];
-  amount: number;
-  transaction_id: string | null;
-  created_at: number;
-}
-
-export const COLUMNS = 'seq, device_pk, kind, amount, transaction_id, created_at';
 // sum(bigint) is numeric in PostgreSQL; back to bigint so it parses as a number.
 const TOTALS =
   'SELECT device_pk AS "devicePk", sum(amount)::bigint AS total, max(seq) AS "lastSeq" FROM ledger';
-
-export interface AppendResult {
-  entry: LedgerEntry;
-  duplicate: boolean;
-}
 
 export class Ledger {
   readonly #pool: pg.Pool;
@@ -38,9 +30,7 @@ export class Ledger {
   }
 
   async append(entry: Omit<LedgerEntry, 'seq'>): Promise<AppendResult> {
-    if (!Number.isSafeInteger(entry.amount)) {
-      throw new TypeError(`ledger amount must be an integer number of paise, not ${entry.amount}`);
-    }
+    assertPaise(entry.amount);
     const transactionId = entry.transactionId ?? null;
     return inTransaction(this.#pool, async (c) => {
       await advisoryXactLock(c, LOCK.ledger);
@@ -49,15 +39,7 @@ export class Ledger {
           transactionId,
         ]);
         const first = rows[0];
-        if (first !== undefined) {
-          if (first.device_pk !== entry.devicePk) {
-            throw new StoreConflictError(
-              `transaction id ${JSON.stringify(transactionId)} belongs to another device`,
-              'transaction_id',
-            );
-          }
-          return { entry: toEntry(first), duplicate: true };
-        }
+        if (first !== undefined) return repeatedTransaction(first, entry.devicePk, transactionId);
       }
       const { rows } = await c.query<LedgerRow>(
         `INSERT INTO ledger (device_pk, kind, amount, transaction_id, created_at) VALUES ($1, $2, $3, $4, $5)
@@ -85,15 +67,4 @@ export class Ledger {
     );
     return rows.map(toEntry);
   }
-}
-
-export function toEntry(r: LedgerRow): LedgerEntry {
-  return {
-    seq: r.seq,
-    devicePk: r.device_pk,
-    kind: r.kind,
-    amount: r.amount,
-    transactionId: r.transaction_id,
-    createdAt: r.created_at,
-  };
 }

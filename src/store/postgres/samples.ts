@@ -8,19 +8,10 @@
 
 import type pg from 'pg';
 import { bucketStart, DAY_MS, QUARTER_HOUR_MS } from '../buckets.ts';
+import { assertSampleTs, keepLatest, type StoredSample, toSampleRow, VALUE_COLUMNS } from '../sample-row.ts';
 import type { SampleRow } from '../types.ts';
 import { inTransaction } from './db.ts';
 
-const VALUE_COLUMNS = [
-  'energy',
-  'active_power',
-  'voltage',
-  'current',
-  'power_factor',
-  'apparent_power',
-  'reactive_power',
-  'balance',
-] as const;
 const VALUES = VALUE_COLUMNS.join(', ');
 /** unnest()'s argument casts: device_pk, ts, then the value columns. */
 const SAMPLE_ARRAYS = [
@@ -47,19 +38,6 @@ function rollupUpsert(table: string): string {
 const UPSERT_15M = rollupUpsert('samples_15m');
 const UPSERT_1D = rollupUpsert('samples_1d');
 
-interface StoredSample {
-  device_pk: number;
-  ts: number;
-  energy: number | null;
-  active_power: number | null;
-  voltage: number | null;
-  current: number | null;
-  power_factor: number | null;
-  apparent_power: number | null;
-  reactive_power: number | null;
-  balance: number | null;
-}
-
 export class Samples {
   readonly #pool: pg.Pool;
 
@@ -73,7 +51,7 @@ export class Samples {
     const last15m = new Map<string, SampleRow>();
     const last1d = new Map<string, SampleRow>();
     for (const row of rows) {
-      if (!Number.isSafeInteger(row.ts)) throw new TypeError(`sample ts must be integer ms, not ${row.ts}`);
+      assertSampleTs(row);
       keepLatest(last15m, row, QUARTER_HOUR_MS);
       keepLatest(last1d, row, DAY_MS);
     }
@@ -102,13 +80,6 @@ export class Samples {
   }
 }
 
-function keepLatest(latest: Map<string, SampleRow>, row: SampleRow, bucketMs: number): void {
-  const key = `${row.devicePk}:${bucketStart(row.ts, bucketMs)}`;
-  const seen = latest.get(key);
-  // Strictly greater: of two rows with the same ts the first wins, as in the samples table.
-  if (seen === undefined || row.ts > seen.ts) latest.set(key, row);
-}
-
 /** The rows as one array per column (device_pk, ts, values), unnest()'s input. */
 function columns(rows: readonly SampleRow[]): unknown[][] {
   const out: unknown[][] = [[], [], ...VALUE_COLUMNS.map(() => [])];
@@ -131,19 +102,4 @@ function rollupColumns(latest: Map<string, SampleRow>, bucketMs: number): unknow
   const starts = rows.map((r) => bucketStart(r.ts, bucketMs));
   const [pks, ...rest] = columns(rows);
   return [pks!, starts, ...rest];
-}
-
-function toSampleRow(r: StoredSample): SampleRow {
-  return {
-    devicePk: r.device_pk,
-    ts: r.ts,
-    energy: r.energy,
-    active_power: r.active_power,
-    voltage: r.voltage,
-    current: r.current,
-    power_factor: r.power_factor,
-    apparent_power: r.apparent_power,
-    reactive_power: r.reactive_power,
-    balance: r.balance,
-  };
 }

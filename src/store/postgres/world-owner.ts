@@ -3,12 +3,10 @@
 // ownerClaimDecision (../world-owner.ts).
 
 import type pg from 'pg';
+import { OWNER_SELECT as SELECT } from '../rows.ts';
 import type { OwnerClaim, OwnerClaimResult, WorldOwner } from '../types.ts';
 import { ownerClaimDecision } from '../world-owner.ts';
 import { advisoryXactLock, inTransaction, LOCK, type Queryable } from './db.ts';
-
-const SELECT = `SELECT pid, host, since, heartbeat_at AS "heartbeatAt", http_url AS "httpUrl", mqtt_url AS "mqttUrl"
-  FROM world_owner WHERE id = 1`;
 
 export class WorldOwnerRow {
   readonly #pool: pg.Pool;

@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { SnapshotFileError, StoreConflictError } from '../errors.ts';
 import type { WorldSnapshotContents, WorldSnapshotInfo, WorldSnapshotMeta } from '../types.ts';
-import { WORLD_TABLES } from '../world-tables.ts';
+import { READING_TABLES, snapshotContentsSql, WORLD_TABLES } from '../world-tables.ts';
 import { inTransaction } from './db.ts';
 
 /** The tables whose key is an identity column, and that column. */
@@ -171,8 +171,7 @@ export class PgWorldSnapshots {
 
   async deleteDeviceReadings(devicePk: number): Promise<void> {
     await inTransaction(this.#pool, async (c) => {
-      for (const t of ['samples', 'samples_15m', 'samples_1d', 'device_reports', 'register_continuity'])
-        await c.query(`DELETE FROM ${t} WHERE device_pk = $1`, [devicePk]);
+      for (const t of READING_TABLES) await c.query(`DELETE FROM ${t} WHERE device_pk = $1`, [devicePk]);
     });
   }
 
@@ -182,15 +181,12 @@ export class PgWorldSnapshots {
     if (!row) return null;
     const s = row.schema_name;
     const q = async <T>(sql: string) => (await this.#pool.query(sql)).rows as T[];
+    const sql = snapshotContentsSql(`${s}.`);
     return {
       info: info(row),
-      devices: await q(`SELECT pk, device_id AS "deviceId", kind FROM ${s}.devices ORDER BY pk`),
-      meters: await q(
-        `SELECT device_pk AS "devicePk", state, ledger_seq AS "ledgerSeq", updated_at AS "updatedAt" FROM ${s}.meter_snapshots`,
-      ),
-      ledger: await q(
-        `SELECT seq, device_pk AS "devicePk", kind, amount, transaction_id AS "transactionId", created_at AS "createdAt" FROM ${s}.ledger ORDER BY seq`,
-      ),
+      devices: await q(sql.devices),
+      meters: await q(sql.meters),
+      ledger: await q(sql.ledger),
     };
   }
 

@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../rows.ts';
 import { T0, useTempStores } from '../test-helpers.ts';
-import { hashApiKey } from './accounts.ts';
 
 const stores = useTempStores();
 const newKey = () => randomBytes(32).toString('base64url');

@@ -1,22 +1,19 @@
 // Accounts and their API keys. A key is stored only as its sha256 hex digest; the key itself is never
 // stored or logged. Keys are 32-byte random tokens, so a fast hash is right (no brute force over 2^256).
 
-import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { StoreConflictError } from '../errors.ts';
+import {
+  type AccountRow,
+  apiKeyTaken,
+  hashApiKey,
+  type KeyExpiryRow,
+  toAccount,
+  unexpired,
+  VALID_KEYS_CACHED,
+} from '../rows.ts';
 import type { Account, KeyExpiry } from '../types.ts';
 import type { OtherWriters } from './other-writers.ts';
 import { isUniqueViolation } from './sqlite-errors.ts';
-
-interface AccountRow {
-  id: number;
-  name: string;
-  created_at: number;
-}
-
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
 
 export class Accounts {
   readonly #insertAccount: Database.Statement<[string, number], AccountRow>;
@@ -69,8 +66,7 @@ export class Accounts {
     try {
       this.#insertKey.run(hashApiKey(key), accountId, now, expiry.expiresAt, expiry.wallExpiresAt);
     } catch (err) {
-      if (isUniqueViolation(err))
-        throw new StoreConflictError('this API key is already registered', 'api_key');
+      if (isUniqueViolation(err)) throw apiKeyTaken();
       throw err;
     }
   }
@@ -82,7 +78,7 @@ export class Accounts {
     const row = this.#accountForKey.get(hashApiKey(key), now, wallNow);
     if (!row) return null;
     const account = Object.freeze(toAccount(row));
-    if (this.#valid.size >= 10_000) this.#valid.clear();
+    if (this.#valid.size >= VALID_KEYS_CACHED) this.#valid.clear();
     this.#valid.set(key, { account, expiresAt: row.expires_at, wallExpiresAt: row.wall_expires_at });
     return account;
   }
@@ -92,25 +88,4 @@ export class Accounts {
     this.#valid.delete(key);
     return this.#revokeKey.run(now, hashApiKey(key)).changes > 0;
   }
-}
-
-export interface KeyExpiryRow {
-  expires_at: number | null;
-  wall_expires_at: number | null;
-}
-
-/** A bare number (or null) is the virtual expiry alone, as callers before wall expiries wrote it. */
-export function keyExpiry(e: number | null | KeyExpiry): KeyExpiry {
-  return e !== null && typeof e === 'object' ? e : { expiresAt: e, wallExpiresAt: null };
-}
-
-/** Whether a key found valid earlier is still unexpired at `now` (virtual) and `wallNow`. */
-export function unexpired(k: KeyExpiry, now: number, wallNow: number): boolean {
-  return (
-    (k.expiresAt === null || k.expiresAt > now) && (k.wallExpiresAt === null || k.wallExpiresAt > wallNow)
-  );
-}
-
-function toAccount(row: AccountRow): Account {
-  return { id: row.id, name: row.name, createdAt: row.created_at };
 }

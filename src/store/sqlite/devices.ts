@@ -2,51 +2,26 @@
 // schema's (space_id, account_id) foreign key).
 
 import type Database from 'better-sqlite3';
-import { StoreConflictError } from '../errors.ts';
+import {
+  DEVICE_COLUMNS,
+  type DeviceRow,
+  deviceIdTaken,
+  NEW_DEVICE_COLUMNS,
+  newDeviceValues,
+  patchParams,
+  SPACE_COLUMNS,
+  type SpaceRow,
+  toDevice,
+  toSpace,
+} from '../rows.ts';
 import type { DevicePatch, DeviceRecord, NewDevice, Space, SpacePatch } from '../types.ts';
 import type { OtherWriters } from './other-writers.ts';
 import { isUniqueViolation } from './sqlite-errors.ts';
 
-type Udf = string | null;
-
-interface SpaceRow {
-  id: number;
-  account_id: number;
-  name: string;
-  description: string;
-  udf1: Udf;
-  udf2: Udf;
-  udf3: Udf;
-  udf4: Udf;
-  udf5: Udf;
-}
-
-interface DeviceRow {
-  pk: number;
-  device_id: string;
-  account_id: number;
-  space_id: number | null;
-  name: string;
-  description: string;
-  model: DeviceRecord['model'];
-  kind: DeviceRecord['kind'];
-  public_access: number;
-  public_hash: string | null;
-  is_shared: number;
-  udf1: Udf;
-  udf2: Udf;
-  udf3: Udf;
-  udf4: Udf;
-  udf5: Udf;
-  created_at: number;
-}
-
 /** (set name?, name, set description?, description, set udf1?, udf1, key) — an absent field is left as is. */
-type PatchParams = [number, string | null, number, string | null, number, Udf, number | string];
-
-const SPACE_COLUMNS = 'id, account_id, name, description, udf1, udf2, udf3, udf4, udf5';
-const DEVICE_COLUMNS = `pk, device_id, account_id, space_id, name, description, model, kind, public_access,
-  public_hash, is_shared, udf1, udf2, udf3, udf4, udf5, created_at`;
+type Udf = string | null;
+type PatchParams = ReturnType<typeof patchParams<number>>;
+const given = (set: boolean) => (set ? 1 : 0);
 const PATCH_SET = `
   name = CASE WHEN ? = 1 THEN ? ELSE name END,
   description = CASE WHEN ? = 1 THEN ? ELSE description END,
@@ -95,7 +70,7 @@ export class Spaces {
 
   update(id: number, patch: SpacePatch): Space | null {
     this.#byId.delete(id);
-    const row = this.#update.get(...patchParams(patch, id));
+    const row = this.#update.get(...patchParams(patch, id, given));
     return row ? toSpace(row) : null;
   }
 }
@@ -124,8 +99,7 @@ export class Devices {
     this.#byId = writers.track(new Map());
     this.#bySpace = writers.track(new Map());
     this.#insert = db.prepare(`
-      INSERT INTO devices (device_id, account_id, space_id, name, description, model, kind, mqtt_secret_hash,
-        udf1, udf2, udf3, udf4, udf5, created_at)
+      INSERT INTO devices (${NEW_DEVICE_COLUMNS})
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${DEVICE_COLUMNS}`);
     this.#get = db.prepare(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = ?`);
     this.#getByPk = db.prepare(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE pk = ?`);
@@ -145,27 +119,10 @@ export class Devices {
   create(d: NewDevice, now: number): DeviceRecord {
     if (d.spaceId !== null) this.#bySpace.delete(d.spaceId);
     try {
-      return toDevice(
-        this.#insert.get(
-          d.deviceId,
-          d.accountId,
-          d.spaceId,
-          d.name,
-          d.description,
-          d.model,
-          d.kind,
-          d.mqttSecretHash,
-          d.udf1,
-          d.udf2,
-          d.udf3,
-          d.udf4,
-          d.udf5,
-          now,
-        )!,
-      );
+      return toDevice(this.#insert.get(...newDeviceValues(d, now))!);
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw new StoreConflictError(`device_id ${JSON.stringify(d.deviceId)} is already taken`, 'device_id');
+        throw deviceIdTaken(d.deviceId);
       }
       throw err;
     }
@@ -204,7 +161,7 @@ export class Devices {
   }
 
   update(deviceId: string, patch: DevicePatch): DeviceRecord | null {
-    const row = this.#update.get(...patchParams(patch, deviceId));
+    const row = this.#update.get(...patchParams(patch, deviceId, given));
     this.#byId.delete(deviceId);
     if (row?.space_id != null) this.#bySpace.delete(row.space_id);
     return row ? toDevice(row) : null;
@@ -222,52 +179,4 @@ export class Devices {
   mqttSecretHash(deviceId: string): string | null {
     return this.#secretHash.get(deviceId)?.mqtt_secret_hash ?? null;
   }
-}
-
-function patchParams(patch: SpacePatch, key: number | string): PatchParams {
-  return [
-    patch.name === undefined ? 0 : 1,
-    patch.name ?? null,
-    patch.description === undefined ? 0 : 1,
-    patch.description ?? null,
-    patch.udf1 === undefined ? 0 : 1,
-    patch.udf1 ?? null,
-    key,
-  ];
-}
-
-function toSpace(r: SpaceRow): Space {
-  return {
-    id: r.id,
-    accountId: r.account_id,
-    name: r.name,
-    description: r.description,
-    udf1: r.udf1,
-    udf2: r.udf2,
-    udf3: r.udf3,
-    udf4: r.udf4,
-    udf5: r.udf5,
-  };
-}
-
-function toDevice(r: DeviceRow): DeviceRecord {
-  return {
-    pk: r.pk,
-    deviceId: r.device_id,
-    accountId: r.account_id,
-    spaceId: r.space_id,
-    name: r.name,
-    description: r.description,
-    model: r.model,
-    kind: r.kind,
-    publicAccess: r.public_access === 1,
-    publicHash: r.public_hash,
-    isShared: r.is_shared === 1,
-    createdAt: r.created_at,
-    udf1: r.udf1,
-    udf2: r.udf2,
-    udf3: r.udf3,
-    udf4: r.udf4,
-    udf5: r.udf5,
-  };
 }

@@ -2,15 +2,8 @@
 // type and device, and pruned from the oldest.
 
 import type Database from 'better-sqlite3';
+import { EVENT_SELECT } from '../rows.ts';
 import type { StoredEvent, StoredEventQuery } from '../types.ts';
-
-interface EventRow {
-  seq: number;
-  type: string;
-  device_id: string | null;
-  vt: number;
-  body: string;
-}
 
 // Filters are NULL when unset. The type list is a JSON array read with json_each (PostgreSQL:
 // `type = ANY($n)` with a text[] parameter).
@@ -23,8 +16,8 @@ type Params = { after: number; upTo: number; device: string | null; types: strin
 export class Events {
   readonly #insert: Database.Statement<[number, string, string | null, number, string]>;
   readonly #appendAll: Database.Transaction<(events: readonly StoredEvent[]) => void>;
-  readonly #oldest: Database.Statement<Params, EventRow>;
-  readonly #newest: Database.Statement<Params, EventRow>;
+  readonly #oldest: Database.Statement<Params, StoredEvent>;
+  readonly #newest: Database.Statement<Params, StoredEvent>;
   readonly #stats: Database.Statement<[], { count: number; maxSeq: number | null }>;
   readonly #deleteOldest: Database.Statement<[number]>;
 
@@ -35,9 +28,8 @@ export class Events {
     this.#appendAll = db.transaction((events) => {
       for (const e of events) this.#insert.run(e.seq, e.type, e.deviceId, e.vt, e.body);
     });
-    const cols = 'SELECT seq, type, device_id, vt, body FROM events';
-    this.#oldest = db.prepare(`${cols} WHERE ${WHERE} ORDER BY seq LIMIT @limit`);
-    this.#newest = db.prepare(`${cols} WHERE ${WHERE} ORDER BY seq DESC LIMIT @limit`);
+    this.#oldest = db.prepare(`${EVENT_SELECT} WHERE ${WHERE} ORDER BY seq LIMIT @limit`);
+    this.#newest = db.prepare(`${EVENT_SELECT} WHERE ${WHERE} ORDER BY seq DESC LIMIT @limit`);
     this.#stats = db.prepare('SELECT count(*) AS count, max(seq) AS maxSeq FROM events');
     this.#deleteOldest = db.prepare(
       'DELETE FROM events WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT ?)',
@@ -56,8 +48,7 @@ export class Events {
       types: q.types === undefined ? null : JSON.stringify(q.types),
       limit: q.limit,
     };
-    const rows = q.newest ? this.#newest.all(params).reverse() : this.#oldest.all(params);
-    return rows.map((r) => ({ seq: r.seq, type: r.type, deviceId: r.device_id, vt: r.vt, body: r.body }));
+    return q.newest ? this.#newest.all(params).reverse() : this.#oldest.all(params);
   }
 
   stats(): { count: number; maxSeq: number } {

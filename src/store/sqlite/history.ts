@@ -1,12 +1,7 @@
-// History queries: the last value of a property in each IST-aligned bucket.
-//
-// Whole buckets are read from a rollup (samples_1d for daily buckets, samples_15m for the rest: 15-minute
-// buckets nest in 30 m, 60 m and IST days), so a year at 15 minutes reads 35,040 rollup rows instead of
-// 525,600 samples. When the range starts or ends inside a rollup bucket, that partial bucket is read from
-// samples, limited to the range. Candidates arrive in ascending ts; the last one per output bucket wins.
+// History queries on SQLite: the plan of ../history-plan.ts, a statement per part.
 
 import type Database from 'better-sqlite3';
-import { bucketCeil, bucketStart, DAY_MS, isBucketMinutes, MINUTE_MS, QUARTER_HOUR_MS } from '../buckets.ts';
+import { historyPlan, lastPerBucket } from '../history-plan.ts';
 import type { BucketMinutes, HistoryPoint, SampleProperty } from '../types.ts';
 import { SAMPLE_PROPERTIES } from '../types.ts';
 
@@ -16,8 +11,8 @@ type RollupArrays = [string, string];
 type RawTuple = [number, number];
 
 interface Queries {
-  rollup15m: Database.Statement<[number, number, number], RollupArrays>;
-  rollup1d: Database.Statement<[number, number, number], RollupArrays>;
+  samples_15m: Database.Statement<[number, number, number], RollupArrays>;
+  samples_1d: Database.Statement<[number, number, number], RollupArrays>;
   /** The last sample with the property in [from, to). */
   lastRaw: Database.Statement<[number, number, number], RawTuple>;
 }
@@ -42,8 +37,8 @@ export class History {
               ORDER BY bucket_start)`)
           .raw();
       this.#queries.set(p, {
-        rollup15m: rollup('samples_15m'),
-        rollup1d: rollup('samples_1d'),
+        samples_15m: rollup('samples_15m'),
+        samples_1d: rollup('samples_1d'),
         lastRaw: db
           .prepare<[number, number, number], RawTuple>(`
             SELECT ts, ${p} FROM samples
@@ -62,49 +57,24 @@ export class History {
     toTs: number,
     bucket: BucketMinutes,
   ): HistoryPoint[] {
-    const q = this.#queries.get(property);
-    if (q === undefined) throw new TypeError(`unknown sample property ${JSON.stringify(property)}`);
-    if (!isBucketMinutes(bucket))
-      throw new TypeError(`bucket must be 15, 30, 60 or 1440 minutes, not ${bucket}`);
-    if (!(fromTs < toTs)) return [];
-
-    const bucketMs = bucket * MINUTE_MS;
-    const [rollup, rollupMs] = bucket === 1440 ? [q.rollup1d, DAY_MS] : [q.rollup15m, QUARTER_HOUR_MS];
-    const points: HistoryPoint[] = [];
-    let last: HistoryPoint | undefined;
-    // Candidates come in ascending ts, so a later one in the same output bucket replaces the earlier.
-    const add = (ts: number, value: number) => {
-      const start = bucketStart(ts, bucketMs);
-      if (last !== undefined && last.bucketStart === start) {
-        last.ts = ts;
-        last.value = value;
-      } else {
-        last = { bucketStart: start, ts, value };
-        points.push(last);
-      }
-    };
-    const addRaw = (from: number, to: number) => {
+    const plan = historyPlan(property, fromTs, toTs, bucket);
+    if (plan === null) return [];
+    const q = this.#queries.get(property)!;
+    const candidates: RawTuple[] = [];
+    // The partial bucket's last sample is one indexed lookup.
+    const raw = ([from, to]: readonly [number, number]) => {
       if (from >= to) return;
       const row = q.lastRaw.get(devicePk, from, to);
-      if (row !== undefined) add(row[0], row[1]);
+      if (row !== undefined) candidates.push(row);
     };
-
-    // Whole rollup buckets are [wholeFrom, wholeTo); the partial ones at either end lie inside a single
-    // rollup bucket each, so their last sample is one indexed lookup.
-    const wholeFrom = bucketCeil(fromTs, rollupMs);
-    const wholeTo = bucketStart(toTs, rollupMs);
-    if (wholeFrom >= wholeTo) {
-      const split = Math.min(wholeFrom, toTs);
-      addRaw(fromTs, split);
-      addRaw(split, toTs);
-      return points;
+    raw(plan.head);
+    if (plan.whole !== null) {
+      const [tsJson, valuesJson] = q[plan.rollup].get(devicePk, ...plan.whole)!;
+      const tss: number[] = JSON.parse(tsJson);
+      const values: number[] = JSON.parse(valuesJson);
+      for (let i = 0; i < tss.length; i++) candidates.push([tss[i]!, values[i]!]);
     }
-    addRaw(fromTs, wholeFrom);
-    const [tsJson, valuesJson] = rollup.get(devicePk, wholeFrom, wholeTo)!;
-    const tss: number[] = JSON.parse(tsJson);
-    const values: number[] = JSON.parse(valuesJson);
-    for (let i = 0; i < tss.length; i++) add(tss[i]!, values[i]!);
-    addRaw(wholeTo, toTs);
-    return points;
+    raw(plan.tail);
+    return lastPerBucket(candidates, plan.bucketMs);
   }
 }

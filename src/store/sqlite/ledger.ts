@@ -4,24 +4,15 @@
 // another device is a conflict.
 
 import type Database from 'better-sqlite3';
-import { StoreConflictError } from '../errors.ts';
+import {
+  type AppendResult,
+  assertPaise,
+  LEDGER_COLUMNS as COLUMNS,
+  type LedgerRow,
+  repeatedTransaction,
+  toEntry,
+} from '../rows.ts';
 import type { LedgerEntry, LedgerTotal } from '../types.ts';
-
-export interface LedgerRow {
-  seq: number;
-  device_pk: number;
-  kind: LedgerEntry['kind'];
-  amount: number;
-  transaction_id: string | null;
-  created_at: number;
-}
-
-export const COLUMNS = 'seq, device_pk, kind, amount, transaction_id, created_at';
-
-export interface AppendResult {
-  entry: LedgerEntry;
-  duplicate: boolean;
-}
 
 export class Ledger {
   readonly #insert: Database.Statement<[number, string, number, string | null, number], LedgerRow>;
@@ -43,15 +34,7 @@ export class Ledger {
     this.#append = db.transaction((entry) => {
       if (entry.transactionId !== null) {
         const first = this.#byTransaction.get(entry.transactionId);
-        if (first !== undefined) {
-          if (first.device_pk !== entry.devicePk) {
-            throw new StoreConflictError(
-              `transaction id ${JSON.stringify(entry.transactionId)} belongs to another device`,
-              'transaction_id',
-            );
-          }
-          return { entry: toEntry(first), duplicate: true };
-        }
+        if (first !== undefined) return repeatedTransaction(first, entry.devicePk, entry.transactionId);
       }
       const row = this.#insert.get(
         entry.devicePk,
@@ -65,9 +48,7 @@ export class Ledger {
   }
 
   append(entry: Omit<LedgerEntry, 'seq'>): AppendResult {
-    if (!Number.isSafeInteger(entry.amount)) {
-      throw new TypeError(`ledger amount must be an integer number of paise, not ${entry.amount}`);
-    }
+    assertPaise(entry.amount);
     // IMMEDIATE: take the write lock before the lookup, so another process cannot insert the same
     // transaction id between our check and our insert.
     return this.#append.immediate({ ...entry, transactionId: entry.transactionId ?? null });
@@ -82,15 +63,4 @@ export class Ledger {
   since(devicePk: number, afterSeq: number): LedgerEntry[] {
     return this.#since.all(devicePk, afterSeq).map(toEntry);
   }
-}
-
-export function toEntry(r: LedgerRow): LedgerEntry {
-  return {
-    seq: r.seq,
-    devicePk: r.device_pk,
-    kind: r.kind,
-    amount: r.amount,
-    transactionId: r.transaction_id,
-    createdAt: r.created_at,
-  };
 }

@@ -7,11 +7,17 @@
 
 import type Database from 'better-sqlite3';
 import { bucketStart, DAY_MS, QUARTER_HOUR_MS } from '../buckets.ts';
+import {
+  assertSampleTs,
+  keepLatest,
+  type StoredSample,
+  toSampleRow,
+  VALUE_COLUMNS as VALUE_COLUMN_LIST,
+} from '../sample-row.ts';
 import type { SampleRow } from '../types.ts';
 
 /** Column order of every samples-shaped statement here. */
-const VALUE_COLUMNS =
-  'energy, active_power, voltage, current, power_factor, apparent_power, reactive_power, balance';
+const VALUE_COLUMNS = VALUE_COLUMN_LIST.join(', ');
 
 type Values = [
   number | null,
@@ -28,19 +34,6 @@ type Values = [
 type SampleTuple = [number, number, ...Values];
 /** device_pk, bucket_start, ts, values */
 type RollupTuple = [number, number, number, ...Values];
-
-interface StoredSample {
-  device_pk: number;
-  ts: number;
-  energy: number | null;
-  active_power: number | null;
-  voltage: number | null;
-  current: number | null;
-  power_factor: number | null;
-  apparent_power: number | null;
-  reactive_power: number | null;
-  balance: number | null;
-}
 
 export class Samples {
   readonly #insert: Database.Statement<SampleTuple>;
@@ -85,7 +78,7 @@ export class Samples {
     const last15m = new Map<string, SampleRow>();
     const last1d = new Map<string, SampleRow>();
     for (const row of rows) {
-      if (!Number.isSafeInteger(row.ts)) throw new TypeError(`sample ts must be integer ms, not ${row.ts}`);
+      assertSampleTs(row);
       written += this.#insert.run(...tuple(row)).changes;
       keepLatest(last15m, row, QUARTER_HOUR_MS);
       keepLatest(last1d, row, DAY_MS);
@@ -103,20 +96,11 @@ export class Samples {
 }
 
 function rollupUpsert(table: string): string {
-  const updates = VALUE_COLUMNS.split(', ')
-    .map((c) => `${c} = excluded.${c}`)
-    .join(', ');
+  const updates = VALUE_COLUMN_LIST.map((c) => `${c} = excluded.${c}`).join(', ');
   return `
     INSERT INTO ${table} (device_pk, bucket_start, ts, ${VALUE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (device_pk, bucket_start) DO UPDATE SET ts = excluded.ts, ${updates}
     WHERE excluded.ts > ${table}.ts`;
-}
-
-function keepLatest(latest: Map<string, SampleRow>, row: SampleRow, bucketMs: number): void {
-  const key = `${row.devicePk}:${bucketStart(row.ts, bucketMs)}`;
-  const seen = latest.get(key);
-  // Strictly greater: of two rows with the same ts the first wins, as in the samples table.
-  if (seen === undefined || row.ts > seen.ts) latest.set(key, row);
 }
 
 function tuple(r: SampleRow): SampleTuple {
@@ -137,19 +121,4 @@ function tuple(r: SampleRow): SampleTuple {
 function rollupTuple(r: SampleRow, bucketMs: number): RollupTuple {
   const [devicePk, ts, ...values] = tuple(r);
   return [devicePk, bucketStart(ts, bucketMs), ts, ...values];
-}
-
-function toSampleRow(r: StoredSample): SampleRow {
-  return {
-    devicePk: r.device_pk,
-    ts: r.ts,
-    energy: r.energy,
-    active_power: r.active_power,
-    voltage: r.voltage,
-    current: r.current,
-    power_factor: r.power_factor,
-    apparent_power: r.apparent_power,
-    reactive_power: r.reactive_power,
-    balance: r.balance,
-  };
 }

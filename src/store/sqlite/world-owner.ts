@@ -2,20 +2,12 @@
 // starting at once cannot both take it. The rule itself is ownerClaimDecision (../world-owner.ts).
 
 import type Database from 'better-sqlite3';
+import { OWNER_SELECT } from '../rows.ts';
 import type { OwnerClaim, OwnerClaimResult, WorldOwner } from '../types.ts';
 import { ownerClaimDecision } from '../world-owner.ts';
 
-interface OwnerRow {
-  pid: number;
-  host: string;
-  since: number;
-  heartbeat_at: number;
-  http_url: string | null;
-  mqtt_url: string | null;
-}
-
 export class WorldOwnerRow {
-  readonly #get: Database.Statement<[], OwnerRow>;
+  readonly #get: Database.Statement<[], WorldOwner>;
   readonly #put: Database.Statement<[string, number, string, number, number]>;
   readonly #renew: Database.Statement<[number, string]>;
   readonly #describe: Database.Statement<[string, string, string]>;
@@ -23,9 +15,7 @@ export class WorldOwnerRow {
   readonly #claim: Database.Transaction<(claim: OwnerClaim) => OwnerClaimResult>;
 
   constructor(db: Database.Database) {
-    this.#get = db.prepare(
-      'SELECT pid, host, since, heartbeat_at, http_url, mqtt_url FROM world_owner WHERE id = 1',
-    );
+    this.#get = db.prepare(OWNER_SELECT);
     this.#put = db.prepare(`
       INSERT INTO world_owner (id, token, pid, host, since, heartbeat_at, http_url, mqtt_url)
       VALUES (1, ?, ?, ?, ?, ?, NULL, NULL)
@@ -47,17 +37,7 @@ export class WorldOwnerRow {
 
   /** The holder, if any: API-only instances find the world's HTTP and MQTT URLs here (issue 11). */
   current(): WorldOwner | null {
-    const row = this.#get.get();
-    return row
-      ? {
-          pid: row.pid,
-          host: row.host,
-          since: row.since,
-          heartbeatAt: row.heartbeat_at,
-          httpUrl: row.http_url,
-          mqttUrl: row.mqtt_url,
-        }
-      : null;
+    return this.#get.get() ?? null;
   }
 
   claim(claim: OwnerClaim): OwnerClaimResult {

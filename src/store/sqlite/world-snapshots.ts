@@ -28,7 +28,12 @@ import type {
   WorldSnapshotInfo,
   WorldSnapshotMeta,
 } from '../types.ts';
-import { LEDGER_TRIGGERS_SQLITE, WORLD_TABLES } from '../world-tables.ts';
+import {
+  LEDGER_TRIGGERS_SQLITE,
+  READING_TABLES,
+  snapshotContentsSql,
+  WORLD_TABLES,
+} from '../world-tables.ts';
 import {
   checkSnapshotFile,
   checkSnapshotSchema,
@@ -114,22 +119,13 @@ export class SqliteWorldSnapshots {
     const info = this.get(name);
     if (!info) return null;
     const db = openSnapshotFile(file);
+    const sql = snapshotContentsSql('');
     try {
       return {
         info,
-        devices: db
-          .prepare('SELECT pk, device_id AS deviceId, kind FROM devices ORDER BY pk')
-          .all() as WorldSnapshotContents['devices'],
-        meters: db
-          .prepare(
-            'SELECT device_pk AS devicePk, state, ledger_seq AS ledgerSeq, updated_at AS updatedAt FROM meter_snapshots',
-          )
-          .all() as MeterSnapshot[],
-        ledger: db
-          .prepare(
-            'SELECT seq, device_pk AS devicePk, kind, amount, transaction_id AS transactionId, created_at AS createdAt FROM ledger ORDER BY seq',
-          )
-          .all() as LedgerEntry[],
+        devices: db.prepare(sql.devices).all() as WorldSnapshotContents['devices'],
+        meters: db.prepare(sql.meters).all() as MeterSnapshot[],
+        ledger: db.prepare(sql.ledger).all() as LedgerEntry[],
       };
     } finally {
       db.close();
@@ -224,8 +220,7 @@ export class SqliteWorldSnapshots {
 
   deleteDeviceReadings(devicePk: number): void {
     this.#db.transaction(() => {
-      for (const t of ['samples', 'samples_15m', 'samples_1d', 'device_reports', 'register_continuity'])
-        this.#db.prepare(`DELETE FROM ${t} WHERE device_pk = ?`).run(devicePk);
+      for (const t of READING_TABLES) this.#db.prepare(`DELETE FROM ${t} WHERE device_pk = ?`).run(devicePk);
     })();
   }
 
