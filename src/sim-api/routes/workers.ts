@@ -1,5 +1,5 @@
 // /sim/v1/workers: fleet workers register, beat, send snapshots, follow the clock and answer jumps.
-// Registered inside /sim/v1, so the admin token guards every route (src/sim-api/routes.ts).
+// Registered inside /sim/v1, so the admin token guards every route (src/sim-api/routes/index.ts).
 
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -9,8 +9,8 @@ import { MODELS } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { success } from '../../http/envelope.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { ServiceWorld } from '../../world/face.ts';
+import { workerDoc } from '../worker-docs.ts';
 import { mapWorldError } from '../world-errors.ts';
-import { workerDoc } from './docs.ts';
 
 const NAME = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1-64 characters of A-Z a-z 0-9 _ . -');
 const PREFIX = z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, '1-40 characters of A-Z a-z 0-9 _ . -');
