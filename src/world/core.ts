@@ -90,22 +90,7 @@ export function makeCore(opts: WorldOptions): WorldCore {
   const index: DeviceIndex = { pks: new Map(), accounts: new Map(), external: new Set(), meta: new Map() };
   const secrets = opts.meterSecrets ?? MeterSecrets.ephemeral();
   const writer = new BatchWriter({ store, onError: (e) => opts.log?.('error', `store: ${e.message}`) });
-  const twins = new TwinRegistry({
-    mqttUrl: opts.mqttUrl,
-    username: opts.service.username,
-    password: opts.service.password,
-    devicePk: (id) => index.pks.get(id),
-    ingest: (rows) => writer.add(rows),
-    commandTimeoutMs: opts.commandTimeoutMs,
-    now: () => clock.now(),
-    saveReports: (reports) => saveReports(store, reports, (id) => index.pks.get(id), clock.now()),
-    saveRegister: (id, reg) => saveRegister(store, reg, index.pks.get(id), clock.now()),
-    log: opts.log,
-    bus,
-    accountOf: (id) => index.accounts.get(id),
-    clockOf: (id) => (index.external.has(id) ? 'wall' : 'virtual'),
-    wallOffset: () => clock.wallShift(),
-  });
+  const twins = twinRegistry(opts, index, writer, bus);
   const fleet = new Fleet({ clock, tickMs: opts.fleetTickMs });
   const virtual = (id: string) => virtualIn(fleet, index, id);
   const saver = new SnapshotSaver({
@@ -156,6 +141,32 @@ export function makeCore(opts: WorldOptions): WorldCore {
     }),
   };
   return core;
+}
+
+/** The service's twins of every meter, fed by MQTT; what they store goes through `writer`. */
+function twinRegistry(
+  opts: WorldOptions,
+  index: DeviceIndex,
+  writer: BatchWriter,
+  bus: EventBus,
+): TwinRegistry {
+  const { store, clock } = opts;
+  return new TwinRegistry({
+    mqttUrl: opts.mqttUrl,
+    username: opts.service.username,
+    password: opts.service.password,
+    devicePk: (id) => index.pks.get(id),
+    ingest: (rows) => writer.add(rows),
+    commandTimeoutMs: opts.commandTimeoutMs,
+    now: () => clock.now(),
+    saveReports: (reports) => saveReports(store, reports, (id) => index.pks.get(id), clock.now()),
+    saveRegister: (id, reg) => saveRegister(store, reg, index.pks.get(id), clock.now()),
+    log: opts.log,
+    bus,
+    accountOf: (id) => index.accounts.get(id),
+    clockOf: (id) => (index.external.has(id) ? 'wall' : 'virtual'),
+    wallOffset: () => clock.wallShift(),
+  });
 }
 
 /** A virtual meter and its meta, when both exist. */

@@ -31,24 +31,7 @@ export async function provisionDevice(
   // [SNAP-8] A virtual meter's password is derived; an external device's is random, stored hashed.
   const secret = input.external ? newToken('mqs') : core.secrets.secretOf(deviceId);
   const now = core.clock.now();
-  const device = await store.createDevice(
-    {
-      deviceId,
-      accountId: input.accountId,
-      spaceId: input.spaceId,
-      name: input.name ?? deviceId,
-      description: input.description ?? '',
-      model: input.model ?? 'basic',
-      kind: input.external ? 'external' : 'virtual',
-      mqttSecretHash: hashSecret(secret),
-      udf1: input.udf1 ?? null,
-      udf2: input.udf2 ?? null,
-      udf3: input.udf3 ?? null,
-      udf4: input.udf4 ?? null,
-      udf5: input.udf5 ?? null,
-    },
-    now,
-  );
+  const device = await storeDevice(core, input, deviceId, secret, now);
   know(core, device);
   await core.opts.meterLogins?.addMeter(deviceId, secret);
   if (input.external) core.index.external.add(deviceId);
@@ -78,6 +61,34 @@ export async function provisionDevice(
   // Return only once the service sees the meter as the caller asked for it, so the next call can use it.
   await seen(core, meter);
   return { device, secret, meter };
+}
+
+/** The device's row, its MQTT secret stored only hashed. */
+function storeDevice(
+  core: WorldCore,
+  input: NewDeviceInput,
+  deviceId: string,
+  secret: string,
+  now: number,
+): Promise<DeviceRecord> {
+  return core.store.createDevice(
+    {
+      deviceId,
+      accountId: input.accountId,
+      spaceId: input.spaceId,
+      name: input.name ?? deviceId,
+      description: input.description ?? '',
+      model: input.model ?? 'basic',
+      kind: input.external ? 'external' : 'virtual',
+      mqttSecretHash: hashSecret(secret),
+      udf1: input.udf1 ?? null,
+      udf2: input.udf2 ?? null,
+      udf3: input.udf3 ?? null,
+      udf4: input.udf4 ?? null,
+      udf5: input.udf5 ?? null,
+    },
+    now,
+  );
 }
 
 async function freshDeviceId(core: WorldCore): Promise<string> {

@@ -47,26 +47,12 @@ function tempFile(): { file: string; remove: () => void } {
   return { file: join(dir, 'snapshot.sqlite'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The world's snapshots; on an API instance (none), the 409 the file routes answer there. */
-export function snapshotDesk(world: Pick<ServiceWorld, 'snapshots'>): WorldSnapshots {
-  if (!world.snapshots)
-    throw new ApiError(
-      'conflict',
-      'this is an API instance: snapshot files go to and from the world process, call its URL directly',
-    );
-  return world.snapshots;
-}
-
-export async function snapshotRoutes(app: FastifyInstance, opts: { world: ServiceWorld; limit?: number }) {
-  const { world } = opts;
-  const limit = opts.limit ?? DEFAULT_HTTP_LIMITS.snapshotFileBytes;
-  const r = app.withTypeProvider<ZodTypeProvider>();
-  const now = () => world.clock.now();
-  const desk = () => snapshotDesk(world);
-
-  // [SNAP-6] The import body: any bytes, refused with 413 before a byte is read when its Content-Length
-  // says it is over `limit`, else streamed to a temp file and counted (a chunked body has no length),
-  // the temp file removed on a refusal. Fastify checks bodyLimit only for bodies it buffers itself.
+/**
+ * [SNAP-6] The import body: any bytes, refused with 413 before a byte is read when its Content-Length
+ * says it is over `limit`, else streamed to a temp file and counted (a chunked body has no length),
+ * the temp file removed on a refusal. Fastify checks bodyLimit only for bodies it buffers itself.
+ */
+function acceptSnapshotFiles(app: FastifyInstance, limit: number): void {
   const tooLarge = () => new ApiError('payload_too_large', `a snapshot file is at most ${limit} bytes`);
   app.addContentTypeParser(
     'application/octet-stream',
@@ -96,6 +82,26 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
       return tmp;
     },
   );
+}
+
+/** The world's snapshots; on an API instance (none), the 409 the file routes answer there. */
+export function snapshotDesk(world: Pick<ServiceWorld, 'snapshots'>): WorldSnapshots {
+  if (!world.snapshots)
+    throw new ApiError(
+      'conflict',
+      'this is an API instance: snapshot files go to and from the world process, call its URL directly',
+    );
+  return world.snapshots;
+}
+
+export async function snapshotRoutes(app: FastifyInstance, opts: { world: ServiceWorld; limit?: number }) {
+  const { world } = opts;
+  const limit = opts.limit ?? DEFAULT_HTTP_LIMITS.snapshotFileBytes;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const now = () => world.clock.now();
+  const desk = () => snapshotDesk(world);
+
+  acceptSnapshotFiles(app, limit);
 
   r.post('/snapshots', { schema: { ...simDoc('saveSnapshot'), body: nameBody } }, async (req, reply) => {
     const info = await desk().save(req.body.name).catch(mapWorldError);
