@@ -28,7 +28,7 @@ import { registerRequestEvents } from './http/request-events.ts';
 import { registerSecurityHeaders, serviceSecurityHeaders } from './http/security-headers.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { SimForward } from './sim-api/forward.ts';
-import { simRoutes } from './sim-api/routes.ts';
+import { simRoutes } from './sim-api/routes/index.ts';
 import type { ServiceWorld } from './world/face.ts';
 
 declare module 'fastify' {

@@ -16,7 +16,7 @@ export const LOCAL_SIM_ROUTES: ReadonlySet<string> = new Set([
   'GET /clock',
   'GET /events',
   'GET /events/stream',
-  // Files, not JSON: an instance answers 409 naming the world process, which takes them (snapshot-routes.ts).
+  // Files, not JSON: an instance answers 409 naming the world process, which takes them (routes/snapshots.ts).
   'GET /snapshots/:name/export',
   'POST /snapshots/import',
 ]);

@@ -12,9 +12,12 @@
 import { randomBytes } from 'node:crypto';
 import type { VirtualClock } from '../../simulator/clock.ts';
 import { reportedBalance } from '../../simulator/meter/index.ts';
+import type { MeterState } from '../../simulator/meter/types.ts';
 import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { TwinRegistry } from '../devices/twins.ts';
 import type { Store } from '../store/types.ts';
+import { virtualOf, type WorldCore } from './core.ts';
+import { seen, settle, startMeter } from './meters.ts';
 import { type MeterMeta, WorldError } from './types.ts';
 
 export interface ReplaceInput {
@@ -93,4 +96,54 @@ export async function replaceVirtualMeter(deps: ReplaceDeps, input: ReplaceInput
     balance: reportedBalance(meter.state.balance),
     refund,
   };
+}
+
+/** Issue 12 §3: a new physical meter behind the virtual device `deviceId`, over the world's core. */
+export async function replaceMeter(
+  core: WorldCore,
+  deviceId: string,
+  input: ReplaceInput,
+): Promise<ReplaceResult> {
+  const v = virtualOf(core, deviceId);
+  if (!v) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+  return replaceVirtualMeter(
+    {
+      store: core.store,
+      clock: core.clock,
+      twins: core.twins,
+      ...v,
+      saveSnapshots: () => core.saver.saveAll(),
+      expectOffline: (id) => core.twins.expectOffline(id, 'unplugged'),
+    },
+    input,
+  );
+}
+
+/**
+ * Replaces one virtual meter's whole state (a device reset, world-snapshots.ts): the old one retired (as
+ * in a reload), then `make` (given its state and pk, and run while no meter of that id exists) returns
+ * the new state and the ledger seq it includes; the new one starts with the same login, online as the
+ * old was. Call in `exclusive`.
+ */
+export async function swapMeter(
+  core: WorldCore,
+  deviceId: string,
+  make: (old: MeterState, pk: number) => Promise<{ state: MeterState; ledgerSeq: number }>,
+): Promise<VirtualMeter> {
+  const v = virtualOf(core, deviceId);
+  if (!v) throw new WorldError('not_found', `virtual meter ${deviceId} not found`);
+  const { meter: old, meta } = v;
+  old.tick(core.clock.now());
+  await settle(core);
+  core.fleet.remove(deviceId);
+  core.index.meta.delete(deviceId);
+  await old.retire();
+  await core.twins.settled();
+  await core.writer.flush();
+  core.twins.forget(deviceId);
+  const { state, ledgerSeq } = await make(old.state, meta.pk);
+  const meter = await startMeter(core, state, meta.secret, ledgerSeq, meta.pk, old.online);
+  await core.saver.saveAll();
+  await seen(core, meter);
+  return meter;
 }

@@ -80,7 +80,7 @@ export class SnapshotSaver {
     });
   }
 
-  /** Persists the clock alone (a jump's new line, before the meters live through it: world.ts). */
+  /** Persists the clock alone (a jump's new line, before the meters live through it: advance.ts). */
   async saveClock(): Promise<ClockAnchor | undefined> {
     let saved: ClockAnchor | undefined;
     await this.#enqueue(async () => {

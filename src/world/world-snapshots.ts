@@ -1,7 +1,7 @@
 // World snapshots, restore and reset (issue 12 §2, spec-decisions 110-116): the world's side of the
 // store's WorldSnapshotStore. A snapshot is taken with the fleet held and everything before it stored;
 // a restore or reset stops every meter, replaces the store's rows and brings the world back from the
-// store as World.open does (World.reload). One such operation at a time, never during an advance.
+// store as World.open does (reload, restore.ts). One such operation at a time, never during an advance.
 
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SEQ_SETTING } from '../events/settings.ts';
@@ -12,9 +12,12 @@ import { SNAPSHOT_NAME } from '../store/world-tables.ts';
 export { SNAPSHOT_NAME };
 
 import { FOLLOWERS_SEEN_SETTING } from './clock-anchor.ts';
+import type { WorldCore } from './core.ts';
+import { exclusive, held } from './exclusive.ts';
+import { swapMeter } from './replace.ts';
+import { reload } from './restore.ts';
 import { snapshotProblems, snapshotRefusal } from './snapshot-check.ts';
 import { WorldError } from './types.ts';
-import type { World } from './world.ts';
 
 /** [spec-decisions 112] Settings a restore leaves as they are: event seqs never repeat; followers are processes. */
 const KEEP_ON_RESTORE = [SEQ_SETTING, FOLLOWERS_SEEN_SETTING];
@@ -30,17 +33,17 @@ export function checkSnapshotName(name: string): void {
 }
 
 export class WorldSnapshots {
-  readonly #world: World;
+  readonly #core: WorldCore;
 
-  constructor(world: World) {
-    this.#world = world;
+  constructor(core: WorldCore) {
+    this.#core = core;
   }
 
   async save(name: string): Promise<WorldSnapshotInfo> {
     checkSnapshotName(name);
-    const w = this.#world;
-    return w.exclusive('a snapshot', () =>
-      w.held(async () => {
+    const w = this.#core;
+    return exclusive(w, 'a snapshot', () =>
+      held(w, async () => {
         if (await w.store.getWorldSnapshot(name))
           throw new WorldError('conflict', `snapshot ${name} already exists`);
         const meta = { createdAt: Date.now(), clock: w.clock.now(), speed: w.clock.speed };
@@ -57,17 +60,17 @@ export class WorldSnapshots {
   }
 
   list(): Promise<WorldSnapshotInfo[]> {
-    return this.#world.store.listWorldSnapshots();
+    return this.#core.store.listWorldSnapshots();
   }
 
   async restore(name: string): Promise<WorldSnapshotInfo> {
     checkSnapshotName(name);
-    const w = this.#world;
-    return w.exclusive('a restore', async () => {
+    const w = this.#core;
+    return exclusive(w, 'a restore', async () => {
       // [SNAP-4] Every value checked before anything of the world is stopped or replaced.
       const info = await checkedSnapshot(w.store, name);
       const from = w.clock.now();
-      await w.reload(async () => {
+      await reload(w, async () => {
         const restored = await w.store.restoreWorldSnapshot(name, KEEP_ON_RESTORE).catch((err) => {
           if (err instanceof SnapshotFileError) throw new WorldError('invalid', err.message);
           throw err;
@@ -82,10 +85,10 @@ export class WorldSnapshots {
 
   /** [spec-decisions 113] Every account, key, space, device, meter, ledger entry and reading goes; the clock stays. */
   async reset(): Promise<{ devices: number }> {
-    const w = this.#world;
-    return w.exclusive('a reset', async () => {
+    const w = this.#core;
+    return exclusive(w, 'a reset', async () => {
       const devices = (await w.store.listDevices()).length;
-      await w.reload(async () => {
+      await reload(w, async () => {
         await w.store.resetWorld(KEEP_ON_RESET);
         return null;
       });
@@ -101,11 +104,11 @@ export class WorldSnapshots {
    * brought there in the ledger by one `adjustment` entry (append-only: no entry is deleted).
    */
   async resetDevice(deviceId: string): Promise<{ opening: number; adjustment: number }> {
-    const w = this.#world;
-    return w.exclusive('a device reset', async () => {
+    const w = this.#core;
+    return exclusive(w, 'a device reset', async () => {
       let opening = 0;
       let adjustment = 0;
-      await w.swapMeter(deviceId, async (old, pk) => {
+      await swapMeter(w, deviceId, async (old, pk) => {
         const now = w.clock.now();
         await w.store.deleteDeviceReadings(pk);
         const entries = await w.store.ledgerSince(pk, 0);
@@ -148,7 +151,7 @@ export class WorldSnapshots {
 
   async delete(name: string): Promise<void> {
     checkSnapshotName(name);
-    if (!(await this.#world.store.deleteWorldSnapshot(name)))
+    if (!(await this.#core.store.deleteWorldSnapshot(name)))
       throw new WorldError('not_found', `snapshot ${name} not found`);
   }
 
@@ -156,7 +159,7 @@ export class WorldSnapshots {
   async export(name: string, file: string): Promise<WorldSnapshotInfo> {
     checkSnapshotName(name);
     const info = await this.#get(name);
-    if (!(await this.#world.store.exportWorldSnapshot(name, file)))
+    if (!(await this.#core.store.exportWorldSnapshot(name, file)))
       throw new WorldError('not_found', `snapshot ${name} not found`);
     return info;
   }
@@ -164,7 +167,7 @@ export class WorldSnapshots {
   /** [SNAP-1..4] Kept only if the file and its values pass every check; else nothing of it stays. */
   async import(name: string, file: string): Promise<WorldSnapshotInfo> {
     checkSnapshotName(name);
-    const store = this.#world.store;
+    const store = this.#core.store;
     const info = await store.importWorldSnapshot(name, file).catch((err) => {
       if (err instanceof SnapshotFileError) throw new WorldError('invalid', err.message);
       return conflict(err);
@@ -179,7 +182,7 @@ export class WorldSnapshots {
   }
 
   async #get(name: string): Promise<WorldSnapshotInfo> {
-    const info = await this.#world.store.getWorldSnapshot(name);
+    const info = await this.#core.store.getWorldSnapshot(name);
     if (!info) throw new WorldError('not_found', `snapshot ${name} not found`);
     return info;
   }

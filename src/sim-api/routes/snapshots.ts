@@ -1,6 +1,7 @@
-// /sim/v1 world snapshots, restore and reset (issue 12 §2, spec-decisions 110-116). World routes: an
-// API instance forwards them (forward.ts), except export and import, whose bodies are files (they
-// answer 409 there, naming the world's URL). The import body streams to a temp file, bounded.
+// /sim/v1/snapshots: world snapshots and restore (issue 12 §2, spec-decisions 110-116); the resets are
+// reset.ts and devices/reset.ts. World routes: an API instance forwards them (forward.ts), except export
+// and import, whose bodies are files (they answer 409 there, naming the world's URL). The import body
+// streams to a temp file, bounded.
 
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,15 +11,15 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { success } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
-import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
-import type { WorldSnapshotInfo } from '../store/types.ts';
-import { toIstIso } from '../time/ist.ts';
-import type { ServiceWorld } from '../world/face.ts';
-import { SNAPSHOT_NAME, type WorldSnapshots } from '../world/world-snapshots.ts';
-import { EXPORT_SNAPSHOT_DOC, simDoc } from './docs.ts';
-import { mapWorldError } from './world-errors.ts';
+import { success } from '../../http/envelope.ts';
+import { ApiError } from '../../http/errors.ts';
+import { DEFAULT_HTTP_LIMITS } from '../../http/limits.ts';
+import type { WorldSnapshotInfo } from '../../store/types.ts';
+import { toIstIso } from '../../time/ist.ts';
+import type { ServiceWorld } from '../../world/face.ts';
+import { SNAPSHOT_NAME, type WorldSnapshots } from '../../world/world-snapshots.ts';
+import { EXPORT_SNAPSHOT_DOC, simDoc } from '../docs.ts';
+import { mapWorldError } from '../world-errors.ts';
 
 // [SNAP-7] One alphabet for names, the store's (world-tables.ts).
 const name = z
@@ -27,7 +28,6 @@ const name = z
 const nameBody = z.strictObject({ name });
 const nameParams = z.object({ name });
 const importQuery = z.object({ name });
-const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
 
 export function snapshotView(s: WorldSnapshotInfo) {
   return {
@@ -47,23 +47,12 @@ function tempFile(): { file: string; remove: () => void } {
   return { file: join(dir, 'snapshot.sqlite'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function snapshotRoutes(app: FastifyInstance, opts: { world: ServiceWorld; limit?: number }) {
-  const { world } = opts;
-  const limit = opts.limit ?? DEFAULT_HTTP_LIMITS.snapshotFileBytes;
-  const r = app.withTypeProvider<ZodTypeProvider>();
-  const now = () => world.clock.now();
-  const desk = (): WorldSnapshots => {
-    if (!world.snapshots)
-      throw new ApiError(
-        'conflict',
-        'this is an API instance: snapshot files go to and from the world process, call its URL directly',
-      );
-    return world.snapshots;
-  };
-
-  // [SNAP-6] The import body: any bytes, refused with 413 before a byte is read when its Content-Length
-  // says it is over `limit`, else streamed to a temp file and counted (a chunked body has no length),
-  // the temp file removed on a refusal. Fastify checks bodyLimit only for bodies it buffers itself.
+/**
+ * [SNAP-6] The import body: any bytes, refused with 413 before a byte is read when its Content-Length
+ * says it is over `limit`, else streamed to a temp file and counted (a chunked body has no length),
+ * the temp file removed on a refusal. Fastify checks bodyLimit only for bodies it buffers itself.
+ */
+function acceptSnapshotFiles(app: FastifyInstance, limit: number): void {
   const tooLarge = () => new ApiError('payload_too_large', `a snapshot file is at most ${limit} bytes`);
   app.addContentTypeParser(
     'application/octet-stream',
@@ -93,6 +82,26 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
       return tmp;
     },
   );
+}
+
+/** The world's snapshots; on an API instance (none), the 409 the file routes answer there. */
+export function snapshotDesk(world: Pick<ServiceWorld, 'snapshots'>): WorldSnapshots {
+  if (!world.snapshots)
+    throw new ApiError(
+      'conflict',
+      'this is an API instance: snapshot files go to and from the world process, call its URL directly',
+    );
+  return world.snapshots;
+}
+
+export async function snapshotRoutes(app: FastifyInstance, opts: { world: ServiceWorld; limit?: number }) {
+  const { world } = opts;
+  const limit = opts.limit ?? DEFAULT_HTTP_LIMITS.snapshotFileBytes;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const now = () => world.clock.now();
+  const desk = () => snapshotDesk(world);
+
+  acceptSnapshotFiles(app, limit);
 
   r.post('/snapshots', { schema: { ...simDoc('saveSnapshot'), body: nameBody } }, async (req, reply) => {
     const info = await desk().save(req.body.name).catch(mapWorldError);
@@ -162,21 +171,4 @@ export async function snapshotRoutes(app: FastifyInstance, opts: { world: Servic
       }
     },
   );
-
-  r.post(
-    '/devices/:device_id/reset',
-    { schema: { ...simDoc('resetDevice'), params: deviceParams } },
-    async (req) => {
-      const id = req.params.device_id;
-      if (!world.meter(id) && (await world.store.getDevice(id))?.kind === 'external')
-        throw new ApiError('conflict', `device ${id} is external: no virtual meter runs here to reset`);
-      const { opening, adjustment } = await desk().resetDevice(id).catch(mapWorldError);
-      return success(now(), { device_id: id, balance: opening, adjustment }, 'meter reset');
-    },
-  );
-
-  r.post('/reset', { schema: simDoc('resetWorld') }, async () => {
-    const { devices } = await desk().reset().catch(mapWorldError);
-    return success(now(), { devices_removed: devices }, 'world reset');
-  });
 }

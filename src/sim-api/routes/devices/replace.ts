@@ -5,14 +5,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { SERIAL_PATTERN } from '../../firmware-protocol/mqtt/schemas.ts';
-import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
-import { success } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
-import type { ServiceWorld } from '../world/face.ts';
-import { simDoc } from './docs.ts';
-import { deviceIdParams } from './schemas.ts';
-import { mapWorldError } from './world-errors.ts';
+import { SERIAL_PATTERN } from '../../../../firmware-protocol/mqtt/schemas.ts';
+import { success } from '../../../http/envelope.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { simDoc } from '../../docs.ts';
+import { deviceIdParams } from '../../schemas.ts';
+import { mapWorldError } from '../../world-errors.ts';
+import type { SimContext } from '../context.ts';
 
 export const replaceBody = z
   .strictObject({
@@ -23,13 +22,10 @@ export const replaceBody = z
   })
   .optional();
 
-export interface ReplaceRoutesOptions {
-  world: ServiceWorld;
-  /** The virtual meter of a device id, or the 404/409 every virtual meter route answers. */
-  virtualMeter(id: string): Promise<VirtualMeter>;
-}
-
-export function replaceRoutes(app: FastifyInstance, opts: ReplaceRoutesOptions): void {
+export async function replaceRoutes(
+  app: FastifyInstance,
+  opts: Pick<SimContext, 'world' | 'virtualMeter'>,
+): Promise<void> {
   const { world } = opts;
   app
     .withTypeProvider<ZodTypeProvider>()

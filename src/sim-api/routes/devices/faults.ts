@@ -4,22 +4,18 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
-import { success } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
-import type { ServiceWorld } from '../world/face.ts';
-import { faultBody, faultIdParams } from '../world/fault-schemas.ts';
-import { addFault, clearFaults, faultView, liveFaults } from '../world/faults.ts';
-import { simDoc } from './docs.ts';
-import { deviceIdParams } from './schemas.ts';
+import { success } from '../../../http/envelope.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { faultBody, faultIdParams } from '../../../world/fault-schemas.ts';
+import { addFault, clearFaults, faultView, liveFaults } from '../../../world/faults.ts';
+import { simDoc } from '../../docs.ts';
+import { deviceIdParams } from '../../schemas.ts';
+import type { SimContext } from '../context.ts';
 
-export interface FaultRoutesOptions {
-  world: ServiceWorld;
-  /** The virtual meter of a device id, or the conflict / not_found every meter route answers (routes.ts). */
-  virtualMeter: (id: string) => Promise<VirtualMeter>;
-}
-
-export function faultRoutes(app: FastifyInstance, opts: FaultRoutesOptions): void {
+export async function faultRoutes(
+  app: FastifyInstance,
+  opts: Pick<SimContext, 'world' | 'virtualMeter'>,
+): Promise<void> {
   const { world, virtualMeter } = opts;
   const r = app.withTypeProvider<ZodTypeProvider>();
   const now = () => world.clock.now();

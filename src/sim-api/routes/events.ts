@@ -4,12 +4,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type EventFilter, parseTypeList, typeListHelp } from '../events/filter.ts';
-import type { EventViews } from '../events/views.ts';
-import { success } from '../http/envelope.ts';
-import { errorResponses } from '../http/error-schemas.ts';
-import { ApiError } from '../http/errors.ts';
-import { object, simResponses } from './docs.ts';
+import { type EventFilter, parseTypeList, typeListHelp } from '../../events/filter.ts';
+import type { EventViews } from '../../events/views.ts';
+import { success } from '../../http/envelope.ts';
+import { errorResponses } from '../../http/error-schemas.ts';
+import { ApiError } from '../../http/errors.ts';
+import { object, simResponses } from '../docs.ts';
 
 /** A seq as written in a URL or a Last-Event-ID: canonical decimal, 0 allowed (spec-decisions 42). */
 const SEQ = /^(0|[1-9][0-9]{0,15})$/;
@@ -66,8 +66,8 @@ export interface EventRoutesOptions {
   now: () => number;
 }
 
-/** Registered by simRoutes on its own instance, after its admin-token hook. */
-export function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): void {
+/** Registered by simRoutes (index.ts) after its admin-token hook. */
+export async function eventRoutes(app: FastifyInstance, opts: EventRoutesOptions): Promise<void> {
   const { views, now } = opts;
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['simulation'];

@@ -2,8 +2,8 @@
 // kept here so routes.ts reads as routes. Rule numbers: README.md.
 
 import { z } from 'zod';
-import { errorResponses } from '../../http/error-schemas.ts';
-import { BODY, list, object, PATH_PARAM, simResponses } from '../docs.ts';
+import { errorResponses } from '../http/error-schemas.ts';
+import { BODY, list, object, PATH_PARAM, simResponses } from './docs.ts';
 
 const LEASE =
   'Names its lease in `X-Worker-Lease`; a lease another worker took answers 409 `conflict` [WORKER-2].';

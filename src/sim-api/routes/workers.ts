@@ -1,5 +1,5 @@
 // /sim/v1/workers: fleet workers register, beat, send snapshots, follow the clock and answer jumps.
-// Registered inside /sim/v1, so the admin token guards every route (src/sim-api/routes.ts).
+// Registered inside /sim/v1, so the admin token guards every route (src/sim-api/routes/index.ts).
 
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -9,8 +9,9 @@ import { MODELS } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { success } from '../../http/envelope.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { ServiceWorld } from '../../world/face.ts';
+import type { Registration } from '../../world/workers/hub.ts';
+import { workerDoc } from '../worker-docs.ts';
 import { mapWorldError } from '../world-errors.ts';
-import { workerDoc } from './docs.ts';
 
 const NAME = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1-64 characters of A-Z a-z 0-9 _ . -');
 const PREFIX = z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, '1-40 characters of A-Z a-z 0-9 _ . -');
@@ -46,6 +47,29 @@ const advancedBody = z.object({ id: z.number().int(), last_sample_ts: z.record(z
  */
 const SNAPSHOT_BODY_LIMIT = 8 * 1024 * 1024;
 
+/** What a worker's registration body asks the hub for. */
+function registration(b: z.infer<typeof registerBody>): Registration {
+  return {
+    name: b.name,
+    prefix: b.prefix,
+    count: b.count,
+    model: b.model,
+    load:
+      b.profile?.kind === 'constant'
+        ? { kind: 'constant', watts: b.profile.watts }
+        : b.profile
+          ? { kind: 'household', seed: b.seed ?? 1, peakWatts: b.profile.peak_watts }
+          : undefined,
+    seed: b.seed,
+    balance: b.balance,
+    telemetryPeriodS: b.telemetry_period_s,
+    accountId: b.account_id,
+    spaceId: b.space_id,
+    pid: b.pid,
+    host: b.host,
+  };
+}
+
 export async function workerRoutes(
   app: FastifyInstance,
   { world }: { world: Pick<ServiceWorld, 'workers' | 'clock'> },
@@ -63,33 +87,20 @@ export async function workerRoutes(
       throw ApiError.validation([{ loc: ['headers', 'x-worker-lease'], msg: 'required' }]);
     return id;
   };
+  /** [WORKER-2] The sender still holds its lease, or the 409 saying another process took it. */
+  const holding = (name: string, headers: Record<string, unknown>) => {
+    try {
+      hub.holder(name, leaseOf(headers));
+    } catch (err) {
+      mapWorldError(err);
+    }
+  };
 
   r.post(
     '/workers',
     { schema: { ...workerDoc('registerWorker'), body: registerBody } },
     async (req, reply) => {
-      const b = req.body;
-      const answer = await hub
-        .register({
-          name: b.name,
-          prefix: b.prefix,
-          count: b.count,
-          model: b.model,
-          load:
-            b.profile?.kind === 'constant'
-              ? { kind: 'constant', watts: b.profile.watts }
-              : b.profile
-                ? { kind: 'household', seed: b.seed ?? 1, peakWatts: b.profile.peak_watts }
-                : undefined,
-          seed: b.seed,
-          balance: b.balance,
-          telemetryPeriodS: b.telemetry_period_s,
-          accountId: b.account_id,
-          spaceId: b.space_id,
-          pid: b.pid,
-          host: b.host,
-        })
-        .catch(mapWorldError);
+      const answer = await hub.register(registration(req.body)).catch(mapWorldError);
       reply.code(201);
       return success(now(), answer, 'worker registered');
     },
@@ -142,11 +153,7 @@ export async function workerRoutes(
       schema: { ...workerDoc('workerAdvanced'), params: nameParams, body: advancedBody },
     },
     async (req) => {
-      try {
-        hub.holder(req.params.name, leaseOf(req.headers));
-      } catch (err) {
-        mapWorldError(err);
-      }
+      holding(req.params.name, req.headers);
       const known = hub.sync.answered(req.params.name, req.body.id, req.body.last_sample_ts);
       return success(now(), { known });
     },
@@ -169,11 +176,7 @@ export async function workerRoutes(
     '/workers/:name/sync',
     { schema: { ...workerDoc('followWorkerSync'), params: nameParams } },
     async (req, reply) => {
-      try {
-        hub.holder(req.params.name, leaseOf(req.headers));
-      } catch (err) {
-        mapWorldError(err);
-      }
+      holding(req.params.name, req.headers);
       reply.hijack();
       hub.sync.attach(req.params.name, reply.raw, {
         now_ms: now(),

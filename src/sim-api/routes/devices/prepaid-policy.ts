@@ -4,18 +4,13 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { reportedState } from '../../simulator/meter/index.ts';
-import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
-import { success } from '../http/envelope.ts';
-import { simDoc } from './docs.ts';
-import { policyFromBody, policyView, prepaidPolicyBody } from './policy-schemas.ts';
-import { deviceIdParams } from './schemas.ts';
-
-export interface PolicyRoutesOptions {
-  /** The virtual meter by id, or the route's 404/409 (routes.ts). */
-  virtualMeter: (id: string) => Promise<VirtualMeter>;
-  now: () => number;
-}
+import { reportedState } from '../../../../simulator/meter/index.ts';
+import type { VirtualMeter } from '../../../../simulator/virtual-meter.ts';
+import { success } from '../../../http/envelope.ts';
+import { simDoc } from '../../docs.ts';
+import { policyFromBody, policyView, prepaidPolicyBody } from '../../policy-schemas.ts';
+import { deviceIdParams } from '../../schemas.ts';
+import type { SimContext } from '../context.ts';
 
 /** What the meter holds and reports now: its policy, the warning it is under, balance and relay. */
 export function policyState(meter: VirtualMeter, now: number) {
@@ -29,7 +24,10 @@ export function policyState(meter: VirtualMeter, now: number) {
   };
 }
 
-export function policyRoutes(app: FastifyInstance, opts: PolicyRoutesOptions): void {
+export async function policyRoutes(
+  app: FastifyInstance,
+  opts: Pick<SimContext, 'virtualMeter' | 'now'>,
+): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { virtualMeter, now } = opts;
   const path = '/devices/:device_id/prepaid-policy';
