@@ -4,20 +4,17 @@
 // a serial line, Modbus) says what the meter is and answers its commands; see README.md.
 
 import type { MqttClient } from 'mqtt';
-import { commandFromWire, encode, replyToWire, type WireReply } from '../../firmware-protocol/mqtt/codec.ts';
+import { encode, replyToWire, type WireReply } from '../../firmware-protocol/mqtt/codec.ts';
 import type { DecodeError } from '../../firmware-protocol/mqtt/errors.ts';
 import type { InfoPayload, PayloadOf, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import { type Channel, PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand, Sample } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { createMeterClient } from '../mqtt/connect.ts';
+import { type Answer, Commands } from './commands.ts';
 import { type LinkEvent, refusedLogin, SERVER_UNAVAILABLE } from './events.ts';
 import { Outbox } from './outbox.ts';
-import { ReplyMemory } from './reply-memory.ts';
 
 export type MeterChannel = Exclude<Channel, 'cmd'>;
-
-/** An answer now, one later (a promise), or none: the adapter answers with `reply()`, or never. */
-export type Answer = WireReply | Promise<WireReply> | undefined;
 
 export interface MeterLinkOptions {
   url: string;
@@ -56,7 +53,7 @@ export interface MeterLinkOptions {
 export class MeterLink {
   readonly #o: MeterLinkOptions;
   readonly #outbox: Outbox;
-  readonly #memory: ReplyMemory | null;
+  readonly #commands: Commands;
   #client: MqttClient | null = null;
   #subscribed = false;
   #announced = false;
@@ -75,7 +72,13 @@ export class MeterLink {
     this.#outbox = new Outbox({
       onOverflow: (dropped, droppedSoFar) => this.#emit({ type: 'overflow', dropped, droppedSoFar }),
     });
-    this.#memory = opts.rememberReplies ? new ReplyMemory(opts.rememberReplies) : null;
+    this.#commands = new Commands({
+      answer: opts.answer,
+      remember: opts.rememberReplies ?? 0,
+      reply: (id, reply) => this.reply(id, reply),
+      reject: (payload) => this.publish('reply', payload),
+      emit: (event) => this.#emit(event),
+    });
   }
 
   get deviceId(): string {
@@ -122,7 +125,7 @@ export class MeterLink {
     client.on('message', (_topic, payload, packet) => {
       if (packet.retain) return; // [MC-8.1] a retained command is ignored
       try {
-        this.#onCommand(payload);
+        this.#commands.receive(payload);
       } catch (error) {
         this.#emit({ type: 'command_failed', error: error as Error }); // [SP-6.1] the meter stays up
       }
@@ -338,35 +341,6 @@ export class MeterLink {
     }
   }
 
-  #onCommand(payload: Buffer): void {
-    const parsed = commandFromWire(payload);
-    if (!parsed.ok) {
-      this.#emit({ type: 'bad_command', error: parsed.error });
-      // [MC-9.1] a readable id gets the codec's rejection; [MC-9.2] otherwise nothing is published.
-      if (parsed.reply) this.publish('reply', parsed.reply);
-      return;
-    }
-    const { id, command } = parsed;
-    const remembered = this.#memory?.get(id);
-    if (remembered) this.#emit({ type: 'repeated', id, op: command.op });
-    const answer = remembered ?? this.#o.answer(id, command);
-    if (answer === undefined) return;
-    if (!(answer instanceof Promise)) {
-      this.#replied(id, command, answer);
-      return;
-    }
-    if (!remembered) this.#memory?.set(id, answer);
-    answer.then(
-      (reply) => this.#replied(id, command, reply),
-      (error: unknown) => this.#emit({ type: 'command_failed', error: error as Error }),
-    );
-  }
-
-  #replied(id: string, command: MeterCommand, reply: WireReply): void {
-    this.#emit({ type: 'replied', id, op: command.op, reply });
-    this.reply(id, reply);
-  }
-
   #onError(client: MqttClient, error: Error & { code?: unknown }): void {
     this.lastError = error;
     const refused = refusedLogin(error);
@@ -415,4 +389,4 @@ function safeParse(text: string): unknown {
   }
 }
 
-export type { DecodeError, LinkEvent };
+export type { Answer, DecodeError, LinkEvent };
