@@ -1,18 +1,16 @@
 // A virtual meter on the wire: the pure meter state machine (./meter) driven by the virtual clock,
-// speaking the MQTT contract (firmware-protocol/mqtt) over a real MQTT connection, exactly as
-// firmware would. All behaviour lives in `step`; this file only moves events in and effects out.
+// behind the meter link (src/meter-link), which speaks the MQTT contract over a real MQTT connection
+// exactly as for firmware. All behaviour lives in `step`; this file only moves events in and effects
+// out, and lets its link faults (link-session.ts) act on the connection.
 
-import type { MqttClient } from 'mqtt';
-import { commandFromWire, encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
-import { topicFor } from '../firmware-protocol/mqtt/topics.ts';
+import { encode, replyToWire, stateToWire } from '../firmware-protocol/mqtt/codec.ts';
 import type { CommandReply, MeterCommand, Sample } from '../firmware-protocol/mqtt/vocabulary.ts';
-import { createMeterClient } from '../src/mqtt/connect.ts';
+import { MeterLink } from '../src/meter-link/index.ts';
 import { LinkSession } from './link-session.ts';
 import type { Fault } from './meter/faults/types.ts';
 import { meterInfo, reportedState, step } from './meter/index.ts';
 import type { PrepaidPolicy } from './meter/policy.ts';
 import type { LoadProfile, MeterEvent, MeterState } from './meter/types.ts';
-import { TelemetryOutbox } from './outbox.ts';
 
 /**
  * Commands whose acknowledgement waits until the meter's state is durable: money. Other changes (relay,
@@ -43,17 +41,9 @@ export interface VirtualMeterOptions {
 export class VirtualMeter {
   #state: MeterState;
   readonly #opts: VirtualMeterOptions;
-  #client: MqttClient | null = null;
+  readonly #mqtt: MeterLink;
   #wantOnline: boolean;
-  readonly #outbox = new TelemetryOutbox((dropped) =>
-    this.#opts.log?.('warn', `${this.id}: offline buffer full, dropped ${dropped} oldest samples so far`),
-  );
   #lastQueuedTs = 0;
-  #drainWaiters: (() => void)[] = [];
-  /** A connection under way: settles once announced or once its first attempt failed. */
-  #connecting: Promise<void> | null = null;
-  #announced = false;
-  #onAnnounced: (() => void) | null = null;
   /** Issue 12: the link faults' wall-clock side, made when the meter first has a fault. */
   #link: LinkSession | null = null;
 
@@ -61,6 +51,26 @@ export class VirtualMeter {
     this.#opts = opts;
     this.#state = opts.state;
     this.#wantOnline = opts.online ?? true;
+    const id = opts.state.deviceId;
+    this.#mqtt = new MeterLink({
+      url: opts.mqttUrl,
+      deviceId: id,
+      password: opts.password,
+      now: opts.now,
+      info: () => meterInfo(this.#state),
+      state: (now) => stateToWire(reportedState(this.#state, now)),
+      answer: (commandId, command) => this.#onCommand(commandId, command),
+      onAnnounced: () => this.#apply({ type: 'connect' }, this.#opts.now()), // [MC-6.7] [M-17]
+      muted: () => this.#link?.silent ?? false,
+      onEvent: (e) => {
+        const log = this.#opts.log;
+        if (e.type === 'error') log?.('warn', `${id}: mqtt: ${e.error.message}`);
+        else if (e.type === 'subscribe_failed') log?.('warn', `${id}: subscribe failed: ${e.error.message}`);
+        else if (e.type === 'bad_command') log?.('warn', `${id}: bad command: ${e.error.message}`);
+        else if (e.type === 'overflow')
+          log?.('warn', `${id}: offline buffer full, dropped ${e.droppedSoFar} oldest samples so far`);
+      },
+    });
   }
 
   get id(): string {
@@ -77,17 +87,17 @@ export class VirtualMeter {
    * connection but publishes nothing, so nothing should wait for what it publishes.
    */
   get connected(): boolean {
-    return this.#announced && (this.#client?.connected ?? false) && !this.#link?.silent;
+    return this.#mqtt.connected;
   }
   /**
    * ts of the newest sample this meter has queued to send (published or still queued). Samples a link
    * fault holds back (a backlog, a late sample, issue 12) count once they are let go.
    */
   get lastSampleTs(): number {
-    return this.#outbox.lastTs;
+    return this.#mqtt.lastSampleTs;
   }
   get pendingSamples(): number {
-    return this.#outbox.pending;
+    return this.#mqtt.pending;
   }
 
   async start(): Promise<void> {
@@ -128,7 +138,7 @@ export class VirtualMeter {
    */
   async replace(serial: string, debitPaise = 0, now = this.#opts.now()): Promise<void> {
     this.#apply({ type: 'replace', serial, debitPaise }, now);
-    if (!this.#client) return;
+    if (!this.#mqtt.started) return;
     await this.#disconnect();
     await this.#connect();
   }
@@ -149,10 +159,7 @@ export class VirtualMeter {
   drained(): Promise<void> {
     // Reconnecting (a link fault just ended: power back, a flap's off window over): what it held goes
     // out once it is back, so a clock advance stores it before it returns.
-    const connecting = this.#connecting;
-    if (connecting) return connecting.then(() => this.drained());
-    if (!this.connected || this.pendingSamples === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+    return this.#mqtt.drained();
   }
 
   async stop(): Promise<void> {
@@ -170,11 +177,8 @@ export class VirtualMeter {
     this.#state = state;
     this.#link?.stop(); // the restored world's faults, if any, start a session of their own
     this.#link = null;
-    this.#outbox.clear();
     this.#lastQueuedTs = 0;
-    const client = this.#client;
-    this.#announced = false;
-    if (client?.connected) void this.#announce(client);
+    this.#mqtt.reset();
   }
 
   /**
@@ -183,15 +187,7 @@ export class VirtualMeter {
    * (src/world/world-snapshots.ts): what it said must not contradict the world that follows.
    */
   async retire(): Promise<void> {
-    const client = this.#client;
-    if (client?.connected) {
-      const channels = ['info', 'state', 'availability'] as const;
-      await Promise.all(
-        channels.map((c) =>
-          client.publishAsync(topicFor(this.id, c), '', { qos: 1, retain: true }).catch(() => undefined),
-        ),
-      );
-    }
+    await this.#mqtt.clearRetained();
     await this.#disconnect(false);
   }
 
@@ -207,10 +203,10 @@ export class VirtualMeter {
           this.#queue(effect.sample);
           break;
         case 'state':
-          this.#publish('state', encode('state', stateToWire(effect.state)), true);
+          this.#mqtt.publish('state', stateToWire(effect.state));
           break;
         case 'info':
-          if (this.#announced) this.#publishInfo(); // [MC-4.1] a field changed
+          if (this.#mqtt.announced) this.#mqtt.publish('info', meterInfo(state)); // [MC-4.1] a field changed
           break;
         case 'reply':
           reply = effect.reply;
@@ -228,8 +224,8 @@ export class VirtualMeter {
           break;
       }
     }
-    if (link) for (const sample of link.release(state.faults, now)) this.#outbox.push(sample);
-    this.#flush();
+    if (link) for (const sample of link.release(state.faults, now)) this.#mqtt.queue(sample);
+    this.#mqtt.flush();
     if (event.type !== 'advance' && event.type !== 'connect') this.#opts.onChanged?.(this);
     return reply;
   }
@@ -253,13 +249,9 @@ export class VirtualMeter {
     this.#link ??= new LinkSession({
       id: this.id,
       faults: () => this.#state.faults,
-      publishReply: (payload) => this.#publish('reply', payload, false),
+      publishReply: (payload) => this.#mqtt.publishRaw('reply', payload),
       publishState: () =>
-        this.#publish(
-          'state',
-          encode('state', stateToWire(reportedState(this.#state, this.#state.lastTs))),
-          true,
-        ),
+        this.#mqtt.publish('state', stateToWire(reportedState(this.#state, this.#state.lastTs))),
       dropAbruptly: () => this.#dropAbruptly(),
       reconnect: () => (this.#wantOnline ? this.#connect() : Promise.resolve()),
       log: this.#opts.log,
@@ -272,121 +264,36 @@ export class VirtualMeter {
 
   #sendReply(id: string, payload: string, now: number): void {
     if (this.#link) this.#link.sendReply(id, payload, now);
-    else this.#publish('reply', payload, false);
+    else this.#mqtt.publishRaw('reply', payload);
   }
 
-  #onCommandMessage(payload: Buffer): void {
-    const parsed = commandFromWire(payload);
-    if (!parsed.ok) {
-      this.#opts.log?.('warn', `${this.id}: bad command: ${parsed.error.message}`);
-      // [MC-9.1] a readable id gets the codec's rejection; [MC-9.2] otherwise nothing is published.
-      if (parsed.reply) this.#publish('reply', encode('reply', parsed.reply), false);
-      return;
-    }
+  /** A decoded command from the broker; the reply goes out through the link faults, or not at all. */
+  #onCommand(id: string, command: MeterCommand): undefined {
     if (this.#state.faults.length !== 0) {
       const now = this.#opts.now();
       const link = this.#linkAt(now);
-      const gate = link.gate(parsed.id, now);
+      const gate = link.gate(id, now);
       if (gate.kind === 'ignore') return; // silence: the application is hung
       if (gate.kind === 'busy') {
-        link.refuseBusy(parsed.id, gate, now); // refused, not applied [MC-8.7]
+        link.refuseBusy(id, gate, now); // refused, not applied [MC-8.7]
         return;
       }
     }
-    this.#replyOverMqtt.add(parsed.id);
-    this.#apply({ type: 'command', id: parsed.id, command: parsed.command }, this.#opts.now());
+    this.#replyOverMqtt.add(id);
+    this.#apply({ type: 'command', id, command }, this.#opts.now());
   }
 
   #queue(sample: Sample): void {
     // [MC-7.3] [MC-6.7] One sample per instant: a connect sample at the instant of the last one is not sent.
     if (sample.ts <= this.#lastQueuedTs) return;
     this.#lastQueuedTs = sample.ts;
-    if (this.#link === null) this.#outbox.push(sample);
-    else for (const s of this.#link.shape(sample)) this.#outbox.push(s);
-  }
-
-  #flush(): void {
-    const client = this.#client;
-    if (!client?.connected || !this.#announced || this.#link?.silent) return;
-    for (let batch = this.#outbox.take(); batch !== null; batch = this.#outbox.take()) {
-      const sent = batch;
-      client.publish(
-        topicFor(this.id, 'telemetry'),
-        encode('telemetry', { v: 1, samples: sent }),
-        { qos: 1 },
-        (err) => {
-          if (!this.#outbox.settle(sent, err)) return; // put back already: the link dropped
-          this.#flush();
-          this.#notifyDrained();
-        },
-      );
-    }
-    this.#notifyDrained();
-  }
-
-  #publishInfo(): void {
-    this.#publish('info', encode('info', meterInfo(this.#state)), true);
-  }
-
-  #notifyDrained(): void {
-    if (this.pendingSamples !== 0 && this.connected) return;
-    for (const resolve of this.#drainWaiters.splice(0)) resolve();
-  }
-
-  #publish(channel: 'state' | 'reply' | 'info' | 'availability', payload: string, retain: boolean): void {
-    if (this.#link?.silent) return;
-    this.#client?.publish(topicFor(this.id, channel), payload, { qos: 1, retain });
+    if (this.#link === null) this.#mqtt.queue(sample);
+    else for (const s of this.#link.shape(sample)) this.#mqtt.queue(s);
   }
 
   async #connect(): Promise<void> {
-    if (this.#client || this.#link?.down) return;
-    const id = this.id;
-    const client = createMeterClient({
-      url: this.#opts.mqttUrl,
-      deviceId: id,
-      password: this.#opts.password,
-    });
-    this.#client = client;
-    client.on('connect', () => void this.#announce(client));
-    client.on('message', (_topic, payload, packet) => {
-      if (!packet.retain) this.#onCommandMessage(payload); // [MC-8.1] a retained cmd is ignored
-    });
-    client.on('error', (err) => this.#opts.log?.('warn', `${id}: mqtt: ${err.message}`));
-    client.on('close', () => {
-      if (this.#client === client) this.#announced = false;
-    });
-    // Resolve once announced (online on the broker), or once the first attempt failed.
-    const connecting = new Promise<void>((resolve) => {
-      this.#onAnnounced = resolve;
-      client.once('close', () => resolve());
-    });
-    this.#connecting = connecting;
-    await connecting;
-    if (this.#connecting === connecting) this.#connecting = null;
-  }
-
-  /**
-   * [MC-6.3] subscribe to cmd first, then info, state, online, then buffered telemetry; then [MC-6.7]
-   * one sample of the present readings, on every (re)connection.
-   */
-  async #announce(client: MqttClient): Promise<void> {
-    const id = this.id;
-    try {
-      await client.subscribeAsync(topicFor(id, 'cmd'), { qos: 1 });
-    } catch (err) {
-      this.#opts.log?.('warn', `${id}: subscribe failed: ${(err as Error).message}`);
-      return;
-    }
-    if (this.#client !== client) return; // dropped meanwhile (a link fault)
-    const s = this.#state;
-    this.#publishInfo();
-    this.#publish('state', encode('state', stateToWire(reportedState(s, this.#opts.now()))), true);
-    this.#publish('availability', encode('availability', { v: 1, online: true, ts: this.#opts.now() }), true);
-    this.#announced = true;
-    this.#onAnnounced?.();
-    this.#onAnnounced = null;
-    this.#flush();
-    this.#apply({ type: 'connect' }, this.#opts.now()); // [MC-6.7] [M-17]
+    if (this.#mqtt.started || this.#link?.down) return;
+    await this.#mqtt.connect();
   }
 
   /**
@@ -394,32 +301,11 @@ export class VirtualMeter {
    * acknowledged goes back to the outbox, to be sent again after the next connection [MC-7.6].
    */
   #dropAbruptly(): void {
-    const client = this.#client;
-    if (!client) return;
-    this.#client = null;
-    this.#announced = false;
-    this.#outbox.requeueInFlight();
-    client.end(true);
-    this.#onAnnounced?.();
-    this.#onAnnounced = null;
+    this.#mqtt.drop();
   }
 
-  async #disconnect(goodbye = true): Promise<void> {
-    const client = this.#client;
-    if (!client) return;
-    this.#client = null;
-    this.#announced = false;
-    if (client.connected && goodbye) {
-      await new Promise<void>((resolve) =>
-        client.publish(
-          topicFor(this.id, 'availability'),
-          encode('availability', { v: 1, online: false, ts: this.#opts.now() }),
-          { qos: 1, retain: true },
-          () => resolve(),
-        ),
-      );
-    }
-    await client.endAsync();
-    this.#notifyDrained();
+  /** [MC-6.4] offline, then DISCONNECT; without the goodbye when it leaves as if never there. */
+  #disconnect(goodbye = true): Promise<void> {
+    return this.#mqtt.close({ goodbye });
   }
 }

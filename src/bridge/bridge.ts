@@ -1,21 +1,21 @@
 // `meterstack bridge`: one serial meter <-> the MQTT contract [SP-7]. The serial link (link.ts) and the
-// MQTT session (mqtt-session.ts) each reconnect on their own; this file keeps the meter's picture (who it
-// is, its state, whether the link is up) and moves frames across. Rule numbers: firmware-protocol/serial/
+// meter link (src/meter-link, the contract's meter side) each reconnect on their own; this file keeps the
+// meter's picture (who it is, its state, whether the link is up) and moves frames across. Rule numbers: firmware-protocol/serial/
 // PROTOCOL.md (SP-x.y) and firmware-protocol/mqtt/CONTRACT.md (MC-x.y).
 
-import { commandFromWire, commandToWire, replyToWire } from '../../firmware-protocol/mqtt/codec.ts';
+import { commandToWire } from '../../firmware-protocol/mqtt/codec.ts';
 import type { InfoPayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import type { ProtocolError } from '../../firmware-protocol/serial/codec.ts';
 import type { Frame } from '../../firmware-protocol/serial/frames.ts';
 import { DEFAULT_KEEPALIVE_S, SILENCE_PERIODS } from '../../firmware-protocol/serial/frames.ts';
 import { commandLineProblem } from '../../firmware-protocol/serial/sizes.ts';
+import { MeterLink } from '../meter-link/index.ts';
 import { LinePort } from '../serial/line-port.ts';
 import type { Logger } from '../serial/link.ts';
 import type { Recorder } from '../serial/recorder.ts';
 import { CommandTable } from './commands.ts';
 import { connectReadCmd, connectSampleOf } from './connect-reading.ts';
-import { type BrokerOptions, MqttSession } from './mqtt-session.ts';
-import { TelemetryOutbox } from './outbox.ts';
+import { type BrokerOptions, mqttLog } from './mqtt-log.ts';
 import { SampleOrder } from './sample-order.ts';
 import { cmdFrame, helloToInfo, replyOf, stateToPayload, telToSample } from './translate.ts';
 
@@ -57,7 +57,7 @@ export interface BridgeStats {
 export class Bridge {
   readonly #opts: BridgeOptions;
   readonly #port: LinePort;
-  readonly #mqtt: MqttSession;
+  readonly #mqtt: MeterLink;
   readonly #stats: Omit<BridgeStats, 'samplesPublished'> = {
     linesIn: 0,
     linesOut: 0,
@@ -72,7 +72,6 @@ export class Bridge {
   #hello: { info: InfoPayload; keepaliveS: number } | null = null;
   #state: StatePayload | null = null;
   #up = false;
-  readonly #outbox: TelemetryOutbox;
   #silence: NodeJS.Timeout | null = null;
   #identRetry: NodeJS.Timeout | null = null;
   #lastIdent = Number.NEGATIVE_INFINITY;
@@ -112,19 +111,28 @@ export class Bridge {
         this.#down(`serial port closed (${reason})`);
       },
     });
-    this.#outbox = new TelemetryOutbox({
-      publish: (samples, done) => this.#mqtt.publish('telemetry', { v: 1, samples }, done),
-      ready: () => this.online,
-      log: opts.log,
-    });
-    this.#mqtt = new MqttSession({
-      broker: opts.broker,
-      log: opts.log,
-      onReady: () => this.#announce(),
-      onCommand: (payload) => this.#onCommand(payload),
+    const { url, username, password } = opts.broker;
+    this.#mqtt = new MeterLink({
+      url,
+      deviceId: username,
+      password,
+      connectTimeout: 5_000,
+      now: this.#now,
+      // [MC-6.3] announced once both sides are ready: the meter identified (HELLO, STATE) and MQTT up.
+      info: () => (this.#up && this.#state ? (this.#hello?.info ?? null) : null),
+      state: () => this.#state,
+      answer: (id, command) => {
+        const refusal = this.#dispatch(id, command); // [SP-7.3] else the meter's ACK/NAK answers
+        return refusal ? { ok: false, error: refusal } : undefined;
+      },
+      onAnnounced: () => this.#askConnectReading(),
       onPublish: recorder ? (topic, payload) => recorder.write({ dir: 'mqtt', topic, payload }) : undefined,
-      onRefused: (reason) => opts.onFatal?.(reason),
+      onEvent: mqttLog(opts.broker, opts.log, {
+        online: () => opts.log('info', `meter ${username}: online`),
+        refused: (reason) => opts.onFatal?.(reason),
+      }),
     });
+    void this.#mqtt.connect();
   }
 
   /** The meter is identified and announced online over MQTT. */
@@ -153,7 +161,7 @@ export class Bridge {
   }
 
   get stats(): BridgeStats {
-    return { ...this.#stats, samplesPublished: this.#outbox.published };
+    return { ...this.#stats, samplesPublished: this.#mqtt.published };
   }
 
   /** Handlers that threw or frames that could not be written: bugs, each logged as an error. */
@@ -262,7 +270,7 @@ export class Bridge {
       this.#up = true;
       this.#opts.recorder?.write({ dir: 'link', event: 'up' });
       this.#opts.log('info', `meter ${this.#opts.broker.username}: link up`);
-      this.#announce();
+      void this.#mqtt.announce(true); // [MC-6.3] info, state, online, buffered telemetry, connect sample
     }
   }
 
@@ -288,7 +296,7 @@ export class Bridge {
       this.#refuse('rejected', verdict.rule, verdict.message);
       return;
     }
-    this.#outbox.push(sample.value);
+    this.#mqtt.pushSoon(sample.value); // [SP-7.1] lines read in one go leave as one message
   }
 
   /** [SP-5.10] An ACK/NAK counts only when its seq, id and op are those of a CMD in flight. */
@@ -311,19 +319,7 @@ export class Bridge {
     if (this.#mqtt.ready) this.#mqtt.publish('reply', reply.value);
   }
 
-  /** [SP-7.3] An MQTT cmd becomes a CMD line, or is answered here when it cannot be. */
-  #onCommand(payload: Buffer): void {
-    const parsed = commandFromWire(payload);
-    if (!parsed.ok) {
-      this.#opts.log('warn', `cmd refused: [${parsed.error.rule}] ${parsed.error.message}`);
-      if (parsed.reply) this.#mqtt.publish('reply', parsed.reply); // [MC-9.1]; [MC-9.2] nothing
-      return;
-    }
-    const refusal = this.#dispatch(parsed.id, parsed.command);
-    if (refusal) this.#mqtt.publish('reply', replyToWire(parsed.id, { ok: false, error: refusal }));
-  }
-
-  /** Sends a decoded command as a CMD line, or says why the bridge answers it itself. */
+  /** [SP-7.3] Sends a decoded command as a CMD line, or says why the bridge answers it itself. */
   #dispatch(id: string, command: Command): { code: 'busy' | 'invalid_argument'; message: string } | null {
     if (!this.#up) return { code: 'busy', message: 'meter link down' };
     if (this.#commands.full) {
@@ -343,17 +339,6 @@ export class Bridge {
     return null;
   }
 
-  /** [MC-6.3] info, state, online, then buffered telemetry: once both sides are ready. */
-  #announce(): void {
-    if (!this.#up || !this.#hello || !this.#state || !this.#mqtt.ready) return;
-    this.#mqtt.publish('info', this.#hello.info);
-    this.#mqtt.publish('state', this.#state);
-    this.#mqtt.publish('availability', { v: 1, online: true, ts: this.#now() });
-    this.#opts.log('info', `meter ${this.#opts.broker.username}: online`);
-    this.#outbox.flush();
-    this.#askConnectReading();
-  }
-
   /** [SP-5.13] [MC-6.7] A `read` CMD of the bridge's own: its answer becomes the connect sample. */
   #askConnectReading(): void {
     if (this.#commands.full) {
@@ -368,7 +353,7 @@ export class Bridge {
   /** [SP-5.13] The answer to the bridge's own `read`: one sample, only if newer than the last [MC-7.5]. */
   #onConnectReading(frame: Extract<Frame, { type: 'ACK' | 'NAK' }>): void {
     const result = connectSampleOf(frame, this.#order);
-    if (result.ok) this.#outbox.push(result.sample);
+    if (result.ok) this.#mqtt.pushSoon(result.sample);
     else this.#opts.log(result.level, `no connect sample: ${result.reason} [SP-5.13]`);
   }
 
@@ -380,7 +365,7 @@ export class Bridge {
     this.#up = false;
     this.#opts.recorder?.write({ dir: 'link', event: 'down', reason });
     this.#opts.log('warn', `meter ${this.#opts.broker.username}: link down: ${reason}; offline`);
-    if (this.#mqtt.ready) this.#mqtt.publish('availability', { v: 1, online: false, ts: this.#now() });
+    this.#mqtt.setAvailable(false); // offline at once when announced
   }
 
   #touch(): void {

@@ -64,7 +64,7 @@ export interface MeterClientOptions
 /**
  * A meter's own connection as the contract wants it: client id and username = its device id [MC-2.5],
  * a clean session [MC-6.5], and the retained offline will, composed in advance so without a ts [MC-6.2].
- * Virtual meters, trace replay and both bridges all connect through here.
+ * The meter link (src/meter-link) connects every meter through here: virtual, replayed and bridged.
  */
 export function createMeterClient(opts: MeterClientOptions): MqttClient {
   const { deviceId, password, username, ...rest } = opts;

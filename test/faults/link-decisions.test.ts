@@ -16,7 +16,7 @@ import {
   shapeSample,
 } from '../../simulator/link-faults.ts';
 import type { Fault, FaultOf } from '../../simulator/meter/faults/types.ts';
-import { batchLength } from '../../simulator/outbox.ts';
+import { batchLength } from '../../src/meter-link/outbox.ts';
 import { faultBody } from '../../src/world/fault-schemas.ts';
 
 const T0 = Date.UTC(2026, 0, 1);

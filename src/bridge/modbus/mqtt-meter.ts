@@ -1,20 +1,11 @@
-// The MQTT side of a bridged meter: it speaks the contract (firmware-protocol/mqtt/CONTRACT.md) for a
-// device whose readings and answers come from elsewhere (here, a Modbus poll). Rule numbers cite the contract.
+// The Modbus bridge's side of the meter link (src/meter-link): what an SDM120 behind a poll is, in the
+// contract's terms, and the bridge's log lines. The contract itself (will, announcement, outbox,
+// commands and replies, reconnection) is the link's. Rule numbers cite firmware-protocol/mqtt/CONTRACT.md.
 
-import type { MqttClient } from 'mqtt';
-import {
-  commandFromWire,
-  encode,
-  replyToWire,
-  stateToWire,
-  type WireReply,
-} from '../../../firmware-protocol/mqtt/codec.ts';
-import type { InfoPayload, ReplyPayload } from '../../../firmware-protocol/mqtt/schemas.ts';
-import { MAX_SAMPLES } from '../../../firmware-protocol/mqtt/schemas.ts';
-import { topicFor } from '../../../firmware-protocol/mqtt/topics.ts';
+import { stateToWire, type WireReply } from '../../../firmware-protocol/mqtt/codec.ts';
+import type { InfoPayload } from '../../../firmware-protocol/mqtt/schemas.ts';
 import type { MeterCommand, ReportedState, Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
-import { createMeterClient } from '../../mqtt/connect.ts';
-import { refusedLogin } from '../mqtt-session.ts';
+import { type LinkEvent, MeterLink } from '../../meter-link/index.ts';
 
 export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -36,54 +27,44 @@ export interface MqttMeterOptions {
   onFatal?: (reason: string) => void;
 }
 
-/** [MC-8.8] Replies kept for repeated command ids. */
+/** [MC-8.8] Replies kept for repeated command ids: the meter behind the bridge keeps none. */
 const REMEMBERED_REPLIES = 64;
-/** Samples kept while the broker is unreachable [MC-7.6]; the oldest are dropped beyond this. */
-const OUTBOX_LIMIT = 10_000;
 
 export class MqttMeter {
   readonly #opts: MqttMeterOptions;
-  readonly #client: MqttClient;
-  #announced = false;
+  readonly #link: MeterLink;
   #online = false;
-  #outbox: Sample[] = [];
   #lastTs = -1;
-  readonly #replies = new Map<string, Promise<ReplyPayload>>();
 
   constructor(opts: MqttMeterOptions) {
     this.#opts = opts;
-    const { deviceId, broker } = opts;
-    this.#client = createMeterClient({
+    const { deviceId, broker, log } = opts;
+    this.#link = new MeterLink({
       url: broker.url,
       deviceId,
       username: broker.username,
       password: broker.password,
+      now: opts.now,
+      available: false,
+      info: () => opts.info,
+      state: (ts) => stateToWire(opts.state(ts)),
+      answer: (id, command) =>
+        opts.answer(command).catch((err: unknown): WireReply => {
+          log('error', `${deviceId}: ${command.op} ${id} failed: ${(err as Error).stack ?? err}`);
+          return { ok: false, error: { code: 'busy', message: `bridge error: ${(err as Error).message}` } };
+        }),
+      rememberReplies: REMEMBERED_REPLIES,
+      onAnnounced: () => opts.onConnected?.(),
+      onEvent: (event) => this.#log(event),
     });
-    this.#client.on('connect', () => void this.#announce());
-    this.#client.on('close', () => {
-      if (this.#announced) opts.log('warn', `${deviceId}: mqtt: connection lost, reconnecting`);
-      this.#announced = false;
-    });
-    this.#client.on('error', (err) => {
-      const fatal = refusedLogin(err);
-      if (!fatal) return opts.log('warn', `${deviceId}: mqtt: ${err.message}`);
-      opts.log('error', `${deviceId}: mqtt ${broker.url}: login refused: ${fatal}`);
-      opts.onFatal?.(`the broker at ${broker.url} refused the login: ${fatal}`);
-    });
-    this.#client.on('message', (_topic, payload, packet) => {
-      if (packet.retain) return; // [MC-8.1] a retained command is ignored
-      this.#onCommand(payload).catch((err: unknown) =>
-        opts.log('error', `${deviceId}: command handling failed: ${(err as Error).stack ?? err}`),
-      );
-    });
+    void this.#link.connect();
   }
 
   /** Reports the meter online or offline [MC-6.1]; sent at once when connected, else at the next connection. */
   setOnline(online: boolean): void {
     if (online === this.#online) return;
     this.#online = online;
-    if (this.#announced) this.#publishAvailability();
-    if (online) this.#flush();
+    this.#link.setAvailable(online);
   }
 
   /** Queues a sample [MC-7.1]; published at once while online, kept while not [MC-7.6]. */
@@ -97,110 +78,61 @@ export class MqttMeter {
       return;
     }
     this.#lastTs = sample.ts;
-    this.#outbox.push(sample);
-    if (this.#outbox.length > OUTBOX_LIMIT) {
-      this.#outbox.shift();
-      this.#opts.log('warn', `${this.#opts.deviceId}: broker unreachable, dropped the oldest sample`);
-    }
-    this.#flush();
+    this.#link.push(sample);
   }
 
   /** [MC-6.4] Goes offline on purpose: an explicit offline, then DISCONNECT (which discards the will). */
-  async close(): Promise<void> {
-    const client = this.#client;
-    if (client.connected) {
-      try {
-        await client.publishAsync(
-          topicFor(this.#opts.deviceId, 'availability'),
-          encode('availability', { v: 1, online: false, ts: this.#opts.now() }),
-          { qos: 1, retain: true },
-        );
-      } catch {
-        // closing anyway: the will covers a lost goodbye
+  close(): Promise<void> {
+    return this.#link.close();
+  }
+
+  #log(event: LinkEvent): void {
+    const line = this.#line(event);
+    if (line) this.#opts.log(line[0], line[1]);
+    if (event.type === 'error' && event.refused)
+      this.#opts.onFatal?.(`the broker at ${this.#opts.broker.url} refused the login: ${event.refused}`);
+  }
+
+  /** The bridge's words for what the link did, or null for nothing to say. */
+  #line(event: LinkEvent): [level: 'info' | 'warn' | 'error', msg: string] | null {
+    const { deviceId, broker } = this.#opts;
+    switch (event.type) {
+      case 'announced':
+        return ['info', `${deviceId}: mqtt: connected to ${broker.url}`];
+      case 'lost':
+        return event.announced ? ['warn', `${deviceId}: mqtt: connection lost, reconnecting`] : null;
+      case 'error':
+        return event.refused
+          ? ['error', `${deviceId}: mqtt ${broker.url}: login refused: ${event.refused}`]
+          : ['warn', `${deviceId}: mqtt: ${event.error.message}`];
+      case 'unavailable':
+        return ['warn', `${deviceId}: mqtt: broker says server unavailable (CONNACK 3); retrying`];
+      case 'subscribe_failed':
+        return ['warn', `${deviceId}: mqtt: subscribe failed: ${event.error.message}`];
+      case 'bad_command':
+        return ['warn', `${deviceId}: bad command: [${event.error.rule}] ${event.error.message}`];
+      case 'repeated':
+        return ['info', `${deviceId}: command ${event.id} (${event.op}) repeated: answering again [MC-8.8]`];
+      case 'replied': {
+        const r = event.reply;
+        return r.ok
+          ? null
+          : ['info', `${deviceId}: ${event.op} ${event.id}: ${r.error.code}: ${r.error.message}`];
       }
+      case 'command_failed':
+      case 'announce_failed':
+        return ['error', `${deviceId}: command handling failed: ${event.error.stack ?? event.error}`];
+      case 'publish_failed':
+        return ['warn', `${deviceId}: mqtt: publish on ${event.channel} failed: ${event.error.message}`];
+      case 'overflow':
+        return ['warn', `${deviceId}: broker unreachable, dropped the oldest sample`];
+      case 'telemetry_dropped':
+        return [
+          'error',
+          `${deviceId}: telemetry message of ${event.samples} samples dropped: ${event.error.message}`,
+        ];
+      default:
+        return null;
     }
-    await client.endAsync();
-  }
-
-  /**
-   * [MC-6.3] cmd subscription first, then info, state, availability, then buffered telemetry; then
-   * [MC-6.7] a reading of the present values (onConnected).
-   */
-  async #announce(): Promise<void> {
-    const { deviceId, log, info, state, now } = this.#opts;
-    try {
-      await this.#client.subscribeAsync(topicFor(deviceId, 'cmd'), { qos: 1 });
-    } catch (err) {
-      log('warn', `${deviceId}: mqtt: subscribe failed: ${(err as Error).message}`);
-      return;
-    }
-    this.#publish('info', encode('info', info), true);
-    this.#publish('state', encode('state', stateToWire(state(now()))), true);
-    this.#announced = true;
-    this.#publishAvailability();
-    log('info', `${deviceId}: mqtt: connected to ${this.#opts.broker.url}`);
-    this.#flush();
-    this.#opts.onConnected?.();
-  }
-
-  #publishAvailability(): void {
-    const payload = encode('availability', { v: 1, online: this.#online, ts: this.#opts.now() });
-    this.#publish('availability', payload, true);
-  }
-
-  /** Telemetry goes out only while the meter is announced and online [MC-7.1]; batches of at most 1000 [MC-7.2]. */
-  #flush(): void {
-    if (!this.#announced || !this.#online) return;
-    while (this.#outbox.length > 0) {
-      const batch = this.#outbox.splice(0, MAX_SAMPLES);
-      this.#publish('telemetry', encode('telemetry', { v: 1, samples: batch }), false);
-    }
-  }
-
-  async #onCommand(payload: Buffer): Promise<void> {
-    const { deviceId, log } = this.#opts;
-    const parsed = commandFromWire(payload);
-    if (!parsed.ok) {
-      log('warn', `${deviceId}: bad command: [${parsed.error.rule}] ${parsed.error.message}`);
-      // [MC-9.1] a readable id gets the codec's rejection; [MC-9.2] otherwise nothing is published.
-      if (parsed.reply) this.#publish('reply', encode('reply', parsed.reply), false);
-      return;
-    }
-    const { id, command } = parsed;
-    let reply = this.#replies.get(id);
-    if (reply) {
-      log('info', `${deviceId}: command ${id} (${command.op}) repeated: answering again [MC-8.8]`);
-    } else {
-      reply = this.#opts
-        .answer(command)
-        .catch((err: unknown): WireReply => {
-          log('error', `${deviceId}: ${command.op} ${id} failed: ${(err as Error).stack ?? err}`);
-          return { ok: false, error: { code: 'busy', message: `bridge error: ${(err as Error).message}` } };
-        })
-        .then((r) => replyToWire(id, r));
-      this.#remember(id, reply);
-    }
-    const wire = await reply;
-    if (!wire.ok) log('info', `${deviceId}: ${command.op} ${id}: ${wire.error.code}: ${wire.error.message}`);
-    this.#publish('reply', encode('reply', wire), false);
-  }
-
-  #remember(id: string, reply: Promise<ReplyPayload>): void {
-    this.#replies.set(id, reply);
-    if (this.#replies.size > REMEMBERED_REPLIES) {
-      const oldest = this.#replies.keys().next().value as string;
-      this.#replies.delete(oldest);
-    }
-  }
-
-  #publish(
-    channel: 'info' | 'state' | 'availability' | 'telemetry' | 'reply',
-    payload: string,
-    retain: boolean,
-  ): void {
-    this.#client.publish(topicFor(this.#opts.deviceId, channel), payload, { qos: 1, retain }, (err) => {
-      if (err)
-        this.#opts.log('warn', `${this.#opts.deviceId}: mqtt: publish on ${channel} failed: ${err.message}`);
-    });
   }
 }

@@ -2,6 +2,7 @@
 // samples and events (paced, or as fast as the broker takes them), then wait until the service has
 // stored the last sample, read back through the v2 API.
 
+import { MAX_SAMPLES } from '../../../firmware-protocol/mqtt/schemas.ts';
 import { createTraceMeter, energyKwhAtWh, reportedBalance } from '../../../simulator/meter/index.ts';
 import { type MeterEvent, MWMS_PER_KWH } from '../../../simulator/meter/types.ts';
 import { toIstIso } from '../../time/ist.ts';
@@ -13,7 +14,7 @@ import {
   type Target,
   TargetError,
 } from './target.ts';
-import { MAX_SAMPLES_PER_MESSAGE, TraceFirmware } from './trace-firmware.ts';
+import { TraceFirmware } from './trace-firmware.ts';
 import { waitForHistory } from './verify.ts';
 
 export type Pace = { kind: 'instant' } | { kind: 'speed'; speed: number };
@@ -70,7 +71,7 @@ export interface ReplayResult {
   interrupted: boolean;
 }
 
-const BACKLOG_HIGH = 8 * MAX_SAMPLES_PER_MESSAGE;
+const BACKLOG_HIGH = 8 * MAX_SAMPLES;
 
 export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
   const { trace } = opts;
