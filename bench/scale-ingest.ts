@@ -9,7 +9,9 @@
 // (the peer: the moment the subscriber has every message).
 //
 // Run: npx tsx bench/scale-ingest.ts [--meters 100] [--per-meter 2000] [--window 64] [--rounds 3]
-//      [--db sqlite|postgres] [--only peer,external,embedded]
+//      [--db sqlite|postgres] [--only peer,external,embedded] [--cpu-prof DIR]
+// --cpu-prof writes a V8 CPU profile of each serve child into DIR (open it in Chrome's DevTools, or
+// sum it up with bench/support/cpu-profile-top.ts).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +36,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '3' },
     db: { type: 'string', default: 'postgres' },
     only: { type: 'string', default: 'peer,external,embedded' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const METERS = Number(flags.meters);
@@ -138,15 +141,18 @@ async function runPeer(mosquitto: BenchMosquitto): Promise<Run> {
 async function runServe(mode: 'external' | 'embedded', mosquitto: BenchMosquitto): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'meterstack-bench-scale-'));
   const store = await storeForBench(mode === 'external' ? DB : 'sqlite', join(dir, 'bench.db'));
-  const serve = await startServe([
-    '--http-port=0',
-    '--mqtt-port=0',
-    `--db=${store.url}`,
-    '--no-demo',
-    '--rate-limit=0',
-    '--speed=0',
-    ...(mode === 'external' ? mosquitto.serveArgs : []),
-  ]);
+  const serve = await startServe(
+    [
+      '--http-port=0',
+      '--mqtt-port=0',
+      `--db=${store.url}`,
+      '--no-demo',
+      '--rate-limit=0',
+      '--speed=0',
+      ...(mode === 'external' ? mosquitto.serveArgs : []),
+    ],
+    { nodeArgs: flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`] : [] },
+  );
   let clients: MqttClient[] = [];
   let counter: RowCounter | null = null;
   try {

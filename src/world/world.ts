@@ -48,6 +48,8 @@ export interface WorldOptions {
    * security); default: nowhere (the embedded broker checks the store).
    */
   meterLogins?: Pick<ServiceBroker, 'addMeter' | 'removeMeter'>;
+  /** [MC-2.3] The QoS the twins take telemetry at (ServiceBroker.telemetryQos); default 1. */
+  telemetryQos?: 0 | 1;
   commandTimeoutMs?: number;
   snapshotIntervalMs?: number;
   fleetTickMs?: number;
@@ -108,6 +110,7 @@ export class World {
       password: opts.service.password,
       devicePk: (id) => this.#pks.get(id),
       ingest: (rows) => this.#writer.add(rows),
+      telemetryQos: opts.telemetryQos,
       commandTimeoutMs: opts.commandTimeoutMs,
       now: () => opts.clock.now(),
       saveReports: (reports) => saveReports(opts.store, reports, (id) => this.#pks.get(id), opts.clock.now()),
