@@ -243,4 +243,14 @@ if (MODES.includes('peer')) {
       `  embedded aedes + SQLite / bare subscriber on Mosquitto: ${(rate('embedded') / peer).toFixed(3)}×`,
     );
 }
+// On a shared machine the wall-time rates swing with the load; the CPU each side spends per message
+// does not: the peer's is its subscriber's plus Mosquitto's, meterstack's its serve child's (+ Mosquitto's
+// when external). Their ratio says what the rate ratio would be on a machine with CPU to spare for both.
+const cpuPerMsg = (mode: Mode) =>
+  median(runs.filter((r) => r.mode === mode).map((r) => (r.receiverCpu + r.brokerCpu) / TOTAL));
+const us = (x: number) => `${(x * 1e6).toFixed(1)} µs`;
+console.log(`  CPU per message: ${MODES.map((m) => `${m} ${us(cpuPerMsg(m))}`).join(', ')}`);
+if (MODES.includes('peer'))
+  for (const mode of MODES.filter((m) => m !== 'peer'))
+    console.log(`  ${mode} / peer by CPU per message: ${(cpuPerMsg('peer') / cpuPerMsg(mode)).toFixed(3)}×`);
 console.log(`  lost over all runs: ${lost} (target 0)`);

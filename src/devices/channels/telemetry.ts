@@ -104,17 +104,19 @@ export class Telemetry {
     const rows: SampleRow[] = samples.map((s) => sampleRow(pk, s));
     const ingest = this.#opts.ingest!;
     const durable = cx.registers.durable(twin.deviceId); // the continuity first, then its samples
-    const done = (durable ? durable.then(() => ingest(rows)) : ingest(rows)).then(
+    // Leaves the in-flight set in its own handlers: no third promise per message for a `finally`.
+    const done: Promise<void> = (durable ? durable.then(() => ingest(rows)) : ingest(rows)).then(
       () => {
         twin.lastSampleTs = Math.max(twin.lastSampleTs, handled);
         twin.lastFutureTs = Math.max(twin.lastFutureTs, future);
+        this.#ingesting.delete(done);
       },
       (err: Error) => {
         cx.counters.dropped.ingestFailed += rows.length;
         cx.log?.('error', `twins: storing ${rows.length} samples of ${twin.deviceId} failed: ${err.message}`);
+        this.#ingesting.delete(done);
       },
     );
     this.#ingesting.add(done);
-    void done.finally(() => this.#ingesting.delete(done));
   }
 }
