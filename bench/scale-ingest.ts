@@ -9,7 +9,9 @@
 // (the peer: the moment the subscriber has every message).
 //
 // Run: npx tsx bench/scale-ingest.ts [--meters 100] [--per-meter 2000] [--window 64] [--rounds 3]
-//      [--db sqlite|postgres] [--only peer,external,embedded]
+//      [--db sqlite|postgres] [--only peer,external,embedded] [--cpu-prof DIR]
+// --cpu-prof writes a V8 CPU profile of each serve child into DIR (open it in Chrome's DevTools, or
+// sum it up with bench/support/cpu-profile-top.ts).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +36,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '3' },
     db: { type: 'string', default: 'postgres' },
     only: { type: 'string', default: 'peer,external,embedded' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const METERS = Number(flags.meters);
@@ -138,15 +141,18 @@ async function runPeer(mosquitto: BenchMosquitto): Promise<Run> {
 async function runServe(mode: 'external' | 'embedded', mosquitto: BenchMosquitto): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'meterstack-bench-scale-'));
   const store = await storeForBench(mode === 'external' ? DB : 'sqlite', join(dir, 'bench.db'));
-  const serve = await startServe([
-    '--http-port=0',
-    '--mqtt-port=0',
-    `--db=${store.url}`,
-    '--no-demo',
-    '--rate-limit=0',
-    '--speed=0',
-    ...(mode === 'external' ? mosquitto.serveArgs : []),
-  ]);
+  const serve = await startServe(
+    [
+      '--http-port=0',
+      '--mqtt-port=0',
+      `--db=${store.url}`,
+      '--no-demo',
+      '--rate-limit=0',
+      '--speed=0',
+      ...(mode === 'external' ? mosquitto.serveArgs : []),
+    ],
+    { nodeArgs: flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`] : [] },
+  );
   let clients: MqttClient[] = [];
   let counter: RowCounter | null = null;
   try {
@@ -237,4 +243,14 @@ if (MODES.includes('peer')) {
       `  embedded aedes + SQLite / bare subscriber on Mosquitto: ${(rate('embedded') / peer).toFixed(3)}×`,
     );
 }
+// On a shared machine the wall-time rates swing with the load; the CPU each side spends per message
+// does not: the peer's is its subscriber's plus Mosquitto's, meterstack's its serve child's (+ Mosquitto's
+// when external). Their ratio says what the rate ratio would be on a machine with CPU to spare for both.
+const cpuPerMsg = (mode: Mode) =>
+  median(runs.filter((r) => r.mode === mode).map((r) => (r.receiverCpu + r.brokerCpu) / TOTAL));
+const us = (x: number) => `${(x * 1e6).toFixed(1)} µs`;
+console.log(`  CPU per message: ${MODES.map((m) => `${m} ${us(cpuPerMsg(m))}`).join(', ')}`);
+if (MODES.includes('peer'))
+  for (const mode of MODES.filter((m) => m !== 'peer'))
+    console.log(`  ${mode} / peer by CPU per message: ${(cpuPerMsg('peer') / cpuPerMsg(mode)).toFixed(3)}×`);
 console.log(`  lost over all runs: ${lost} (target 0)`);

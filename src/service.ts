@@ -274,6 +274,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     mqttUrl: meterBroker.url,
     service: meterBroker.service,
     meterLogins: meterBroker,
+    telemetryQos: meterBroker.telemetryQos,
     commandTimeoutMs: config.commandTimeoutMs,
     creditRetryMs: config.creditRetryMs,
     log,

@@ -131,6 +131,7 @@ function externalBroker(
     logins,
     url,
     service: login,
+    telemetryQos: 1,
     addMeter: dynsec ? (id, secret, o) => dynsec.addMeter(id, secret, o) : async () => {},
     removeMeter: dynsec ? (id) => dynsec.removeMeter(id) : async () => {},
     onMeterLinkTimeout: () => () => {},

@@ -25,6 +25,14 @@ export interface ServiceBroker {
   /** The service's own login on it: the twins subscribe and command with it. */
   service: BrokerLogin;
   /**
+   * [MC-2.3] The QoS the twins subscribe to telemetry with. The service's session is clean, so the
+   * broker→service leg's QoS guards nothing a TCP connection does not. 0 on the embedded aedes, which
+   * writes a QoS 0 message to a slow subscriber as it writes a QoS 1 one, only without the service's
+   * PUBACK per reading and aedes' in-flight bookkeeping of it; 1 on an external broker, whose queue
+   * limits may treat QoS 0 otherwise (Mosquitto's `max_queued_messages`, `queue_qos0_messages`).
+   */
+  telemetryQos: 0 | 1;
+  /**
    * Gives a meter its login and a topic ACL limited to its own `meterstack/v1/{id}/…`, where the broker
    * keeps logins itself (Mosquitto's dynamic security); resolves once the broker took it. The embedded
    * broker checks logins against the store, so there it does nothing. `restore`: a restart making
@@ -50,6 +58,7 @@ export function embeddedServiceBroker(broker: Broker, service: BrokerLogin): Ser
     logins: 'store',
     url: broker.url,
     service,
+    telemetryQos: 0,
     addMeter: async () => {},
     removeMeter: async () => {},
     onMeterLinkTimeout: (listener) => broker.onMeterLinkTimeout(listener),

@@ -15,8 +15,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function plainBroker(): Promise<string> {
+async function plainBroker(onAedes?: (aedes: Aedes) => void): Promise<string> {
   const aedes = await Aedes.createBroker();
+  onAedes?.(aedes);
   const server = createServer((s) => aedes.handle(s));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   cleanups.push(async () => {
@@ -163,5 +164,56 @@ describe('TwinRegistry beside other service processes (issue 11 §4)', () => {
     await meter.publishAsync(topicFor('M2', 'reply'), JSON.stringify({ v: 1, id: 'guess-1', ok: true }));
     for (let i = 0; b.refused.unmatchedReply < 1 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
     expect([a.refused.unmatchedReply, b.refused.unmatchedReply]).toEqual([1, 1]);
+  });
+});
+
+describe('TwinRegistry: the QoS of its subscriptions [MC-2.3]', () => {
+  /** The filters the service subscribed with and the QoS each was granted, as the broker saw them. */
+  async function subscribed(telemetryQos?: 0 | 1) {
+    const granted = new Map<string, number>();
+    const url = await plainBroker((aedes) =>
+      aedes.on('subscribe', (subs) => {
+        for (const sub of subs) granted.set(sub.topic, sub.qos);
+      }),
+    );
+    const stored: SampleRow[] = [];
+    const twins = new TwinRegistry({
+      mqttUrl: url,
+      username: 'svc',
+      password: 'x',
+      devicePk: () => 1,
+      ingest: async (rows) => void stored.push(...rows),
+      now: () => NOW,
+      telemetryQos,
+    });
+    cleanups.push(() => twins.stop());
+    await twins.start();
+    return { url, granted, stored };
+  }
+
+  it('takes telemetry at QoS 1 by default, state and reply at QoS 0', async () => {
+    const { granted } = await subscribed();
+    expect(Object.fromEntries(granted)).toEqual({
+      'meterstack/v1/+/info': 1,
+      'meterstack/v1/+/availability': 1,
+      'meterstack/v1/+/telemetry': 1,
+      'meterstack/v1/+/state': 0,
+      'meterstack/v1/+/reply': 0,
+    });
+  });
+
+  it('takes telemetry at QoS 0 when told (the embedded broker): the meter still gets its PUBACK, the reading is stored', async () => {
+    const { url, granted, stored } = await subscribed(0);
+    expect(granted.get('meterstack/v1/+/telemetry')).toBe(0);
+    expect(granted.get('meterstack/v1/+/info')).toBe(1);
+    const meter = await connectAsync(url, { clientId: 'M5' });
+    cleanups.push(() => meter.endAsync());
+    const sample = { ts: NOW, energy: 1, active_power: 1, voltage: 230, balance: 0 };
+    // A QoS 1 publish resolves once its PUBACK came.
+    await meter.publishAsync(topicFor('M5', 'telemetry'), JSON.stringify({ v: 1, samples: [sample] }), {
+      qos: 1,
+    });
+    for (let i = 0; stored.length === 0 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(stored.map((r) => r.ts)).toEqual([NOW]);
   });
 });

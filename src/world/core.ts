@@ -31,6 +31,8 @@ export interface WorldOptions {
    * security); default: nowhere (the embedded broker checks the store).
    */
   meterLogins?: Pick<ServiceBroker, 'addMeter' | 'removeMeter'>;
+  /** [MC-2.3] The QoS the twins take telemetry at (ServiceBroker.telemetryQos); default 1. */
+  telemetryQos?: 0 | 1;
   commandTimeoutMs?: number;
   snapshotIntervalMs?: number;
   fleetTickMs?: number;
@@ -157,6 +159,7 @@ function twinRegistry(
     password: opts.service.password,
     devicePk: (id) => index.pks.get(id),
     ingest: (rows) => writer.add(rows),
+    telemetryQos: opts.telemetryQos,
     commandTimeoutMs: opts.commandTimeoutMs,
     now: () => clock.now(),
     saveReports: (reports) => saveReports(store, reports, (id) => index.pks.get(id), clock.now()),
