@@ -275,6 +275,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     service: meterBroker.service,
     meterLogins: meterBroker,
     telemetryQos: meterBroker.telemetryQos,
+    metrics,
     commandTimeoutMs: config.commandTimeoutMs,
     creditRetryMs: config.creditRetryMs,
     log,

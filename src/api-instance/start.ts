@@ -111,6 +111,7 @@ async function start(
     now: () => clock.now(),
     log,
     bus,
+    metrics,
     // A jump's line comes with the meters' messages, in order: the twins judge them by it [MC-3.10].
     worldClockTopic: WORLD_CLOCK_TOPIC,
     onWorldClock: (payload) => clock.apply(parseClockAnchor(payload.toString())),

@@ -2,6 +2,7 @@
 
 import type { SamplePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import type { EventBus } from '../events/bus.ts';
+import type { Metrics } from '../events/metrics.ts';
 import type { SampleRow } from '../store/types.ts';
 import type { MeterClock } from './meter-clock.ts';
 import type { RegisterContinuity } from './register-continuity.ts';
@@ -30,6 +31,8 @@ export interface TwinRegistryOptions {
   reportDelayMs?: number;
   log?: Log;
   /** Where meter life, state and command events go (src/events); default: a silent bus. */
+  /** The service's metrics, where the twins count what they drop (TWIN_METRICS); default their own. */
+  metrics?: Metrics;
   bus?: EventBus;
   /** The account a device belongs to, for the events' context; undefined when not known. */
   accountOf?: (deviceId: string) => number | undefined;

@@ -6,7 +6,9 @@ import { Aedes } from 'aedes';
 import { connectAsync } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { Metrics } from '../events/metrics.ts';
 import type { SampleRow } from '../store/types.ts';
+import { TWIN_METRICS } from './channels/context.ts';
 import { TwinRegistry } from './twins.ts';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0);
@@ -74,6 +76,7 @@ describe('TwinRegistry and zero-length payloads', () => {
   it('[MC-9.6] an empty telemetry or reply is malformed (MC-3.1), counted and logged; an empty retained topic is cleared [MC-2.4]', async () => {
     const url = await plainBroker();
     const lines: string[] = [];
+    const metrics = new Metrics();
     const twins = new TwinRegistry({
       mqttUrl: url,
       username: 'svc',
@@ -81,6 +84,7 @@ describe('TwinRegistry and zero-length payloads', () => {
       devicePk: () => 1,
       ingest: async () => {},
       now: () => NOW,
+      metrics,
       log: (_level, line) => void lines.push(line),
     });
     cleanups.push(() => twins.stop());
@@ -91,8 +95,9 @@ describe('TwinRegistry and zero-length payloads', () => {
       await meter.publishAsync(topicFor('M3', channel), '', { qos: 1, retain: true });
     await meter.publishAsync(topicFor('M3', 'telemetry'), '', { qos: 1 });
     await meter.publishAsync(topicFor('M3', 'reply'), Buffer.alloc(0), { qos: 1 });
-    for (let i = 0; twins.dropped.malformed < 2 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(twins.dropped.malformed).toBe(2);
+    for (let i = 0; metrics.value(TWIN_METRICS.malformed)! < 2 && i < 300; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(metrics.value(TWIN_METRICS.malformed)!).toBe(2);
     expect(lines).toEqual([
       expect.stringMatching(
         /dropped malformed message on meterstack\/v1\/M3\/telemetry: empty payload \[MC-3\.1\]$/,
@@ -108,19 +113,22 @@ describe('TwinRegistry and a flood of malformed messages', () => {
   it('[MC-9.7] counts every one; logs the first five one by one and the rest in one summary line', async () => {
     const url = await plainBroker();
     const lines: string[] = [];
+    const metrics = new Metrics();
     const twins = new TwinRegistry({
       mqttUrl: url,
       username: 'svc',
       password: 'x',
       now: () => NOW,
+      metrics,
       log: (_level, line) => void lines.push(line),
     });
     await twins.start();
     const meter = await connectAsync(url, { clientId: 'M4' });
     cleanups.push(() => meter.endAsync());
     for (let i = 0; i < 20; i++) await meter.publishAsync(topicFor('M4', 'telemetry'), '', { qos: 1 });
-    for (let i = 0; twins.dropped.malformed < 20 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(twins.dropped.malformed).toBe(20);
+    for (let i = 0; metrics.value(TWIN_METRICS.malformed)! < 20 && i < 300; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(metrics.value(TWIN_METRICS.malformed)!).toBe(20);
     await twins.stop(); // ends the interval: its summary is written
     expect(lines.filter((l) => l.includes('dropped malformed message on'))).toHaveLength(5);
     expect(lines).toContain(
@@ -134,8 +142,10 @@ describe('TwinRegistry beside other service processes (issue 11 §4)', () => {
     const url = await plainBroker();
     const meter = await connectAsync(url, { clientId: 'M2' });
     cleanups.push(() => meter.endAsync());
-    const registry = () => new TwinRegistry({ mqttUrl: url, username: 'svc', password: 'x', now: () => NOW });
-    const [a, b] = [registry(), registry()];
+    const bMetrics = new Metrics();
+    const registry = (metrics?: Metrics) =>
+      new TwinRegistry({ mqttUrl: url, username: 'svc', password: 'x', now: () => NOW, metrics });
+    const [a, b] = [registry(), registry(bMetrics)];
     cleanups.push(
       () => a.stop(),
       () => b.stop(),
@@ -156,8 +166,9 @@ describe('TwinRegistry beside other service processes (issue 11 §4)', () => {
       await new Promise((r) => setTimeout(r, 10));
 
     expect(await a.command('M2', { op: 'set_relay', on: true })).toMatchObject({ ok: true });
-    for (let i = 0; b.peerReplies < 1 && i < 300; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(b.peerReplies).toBe(1);
+    for (let i = 0; bMetrics.value(TWIN_METRICS.peerReplies)! < 1 && i < 300; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(bMetrics.value(TWIN_METRICS.peerReplies)!).toBe(1);
     expect(b.refused.unmatchedReply + b.refused.forgedReply).toBe(0);
 
     // A reply in no service's shape is a meter's guess: refused as before, by both.

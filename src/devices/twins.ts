@@ -11,10 +11,16 @@ import { decode } from '../../firmware-protocol/mqtt/codec.ts';
 import type { InfoPayload, SamplePayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import { parseTopic } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand } from '../../firmware-protocol/mqtt/vocabulary.ts';
+import { Metrics } from '../events/metrics.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
 import { Availability } from './channels/availability.ts';
 import { NO_CREDIT_OVER_TWINS, sendCommand } from './channels/cmd.ts';
-import { type ChannelContext, createChannelContext, type TwinCounters } from './channels/context.ts';
+import {
+  type ChannelContext,
+  createChannelContext,
+  type TwinCounters,
+  twinCounters,
+} from './channels/context.ts';
 import { onInfo } from './channels/info.ts';
 import { onReply } from './channels/reply.ts';
 import { onState } from './channels/state.ts';
@@ -39,13 +45,8 @@ export class TwinRegistry {
   readonly #twins = new Map<string, Twin>();
   readonly #clientSuffix = randomBytes(4).toString('hex');
   #client: MqttClient | null = null;
-  readonly #counters: TwinCounters = {
-    dropped: { malformed: 0, unknownDevice: 0, ingestFailed: 0 },
-    peerReplies: 0,
-    reanchored: 0,
-  };
-  /** Malformed or unknown-device messages dropped, by reason [MC-9.2]. */
-  readonly dropped = this.#counters.dropped;
+  /** Counted in the service's metrics (TWIN_METRICS), or in a registry of this one's own. */
+  readonly #counters: TwinCounters;
   /** [MC-9.7] Malformed messages' log lines, bounded as refusals' are. */
   readonly #malformed: MalformedLog;
   /** What the channel handlers work on (channels/context.ts). */
@@ -55,20 +56,11 @@ export class TwinRegistry {
 
   constructor(opts: TwinRegistryOptions) {
     this.#opts = opts;
+    this.#counters = twinCounters(opts.metrics ?? new Metrics());
     this.#cx = createChannelContext(opts, this.#twins, this.#counters);
     this.#malformed = new MalformedLog(opts.log ?? (() => {}));
     this.#availability = new Availability(this.#cx);
     this.#telemetry = new Telemetry(this.#cx, { devicePk: opts.devicePk, ingest: opts.ingest });
-  }
-
-  /** Replies to commands another service process sent (issue 11 §4): ignored, not refused. */
-  get peerReplies(): number {
-    return this.#counters.peerReplies;
-  }
-
-  /** [MC-7.13] Series that a run of agreeing samples took over from an unchecked wild one. */
-  get reanchored(): number {
-    return this.#counters.reanchored;
   }
 
   /**
@@ -243,7 +235,7 @@ export class TwinRegistry {
     }
     const decoded = decode(channel, payload);
     if (!decoded.ok) {
-      this.dropped.malformed++;
+      this.#counters.malformed.inc();
       this.#malformed.drop(deviceId, topic, decoded.error.rule, decoded.error.message);
       return;
     }

@@ -9,6 +9,7 @@ import type { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import type { ServiceBroker } from '../broker/service-broker.ts';
 import { TwinRegistry } from '../devices/twins.ts';
 import { type EventBus, silentBus } from '../events/bus.ts';
+import type { Metrics } from '../events/metrics.ts';
 import { BatchWriter } from '../store/batch-writer.ts';
 import type { DeviceRecord, Store } from '../store/types.ts';
 import { Accounts } from './accounts.ts';
@@ -33,6 +34,8 @@ export interface WorldOptions {
   meterLogins?: Pick<ServiceBroker, 'addMeter' | 'removeMeter'>;
   /** [MC-2.3] The QoS the twins take telemetry at (ServiceBroker.telemetryQos); default 1. */
   telemetryQos?: 0 | 1;
+  /** The service's metrics, where the twins count what they drop; default their own. */
+  metrics?: Metrics;
   commandTimeoutMs?: number;
   snapshotIntervalMs?: number;
   fleetTickMs?: number;
@@ -160,6 +163,7 @@ function twinRegistry(
     devicePk: (id) => index.pks.get(id),
     ingest: (rows) => writer.add(rows),
     telemetryQos: opts.telemetryQos,
+    metrics: opts.metrics,
     commandTimeoutMs: opts.commandTimeoutMs,
     now: () => clock.now(),
     saveReports: (reports) => saveReports(store, reports, (id) => index.pks.get(id), clock.now()),

@@ -4,6 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../simulator/meter/faults/types.ts';
+import { TWIN_METRICS } from '../../src/devices/channels/context.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import {
   type Device,
@@ -90,9 +91,9 @@ describe('busy', () => {
 describe('malformed_reply', () => {
   it('p=1: the twin drops the bytes as malformed [MC-9.3] → device_timeout; the command was applied', async () => {
     const a = await meterWith('malformed_reply', { probability: 1 });
-    const malformed = t.svc.world.twins.dropped.malformed;
+    const malformed = t.svc.metrics.value(TWIN_METRICS.malformed)!;
     failed(await relay(a, false), 400, 'device_timeout');
-    expect(t.svc.world.twins.dropped.malformed).toBeGreaterThan(malformed);
+    expect(t.svc.metrics.value(TWIN_METRICS.malformed)!).toBeGreaterThan(malformed);
     expect((await meterView(t.sim, a.deviceId)).relay_commanded).toBe(false);
     failed(await v2('GET', `/devices/${a.deviceId}/metrics`, undefined, a.key), 400, 'properties_unreadable');
   });

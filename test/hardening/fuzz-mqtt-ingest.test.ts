@@ -12,6 +12,7 @@ import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMessage } from '../../firmware-protocol/mqtt/codec.ts';
 import { type Channel, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { TWIN_METRICS } from '../../src/devices/channels/context.ts';
 import { ServiceClients } from '../helpers/mqtt.ts';
 import { ADMIN_TOKEN, provision, startTestService, type TestService } from '../helpers/service.ts';
 import { type Tenant, tenant } from '../helpers/v2.ts';
@@ -74,8 +75,9 @@ const anything = fc
  * one of those counted late would look like a second count here.
  */
 function droppedTotal(): number {
-  const { dropped, refused } = t.svc.world.twins;
-  return Object.values(dropped).reduce((a, b) => a + b, 0) + refused.infoDeviceMismatch;
+  const { refused } = t.svc.world.twins;
+  const dropped = [TWIN_METRICS.malformed, TWIN_METRICS.unknownDevice, TWIN_METRICS.ingestFailed];
+  return dropped.reduce((a, name) => a + t.svc.metrics.value(name)!, 0) + refused.infoDeviceMismatch;
 }
 
 /** Resolves once the service has counted `n` more refused payloads. */

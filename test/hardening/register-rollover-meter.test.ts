@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rolloverMaxMwms } from '../../simulator/meter/faults/register.ts';
 import { createMeter, energyKwhAtWh } from '../../simulator/meter/index.ts';
 import { VirtualMeter } from '../../simulator/virtual-meter.ts';
+import { TWIN_METRICS } from '../../src/devices/channels/context.ts';
 import { Inbox, ServiceClients } from '../helpers/mqtt.ts';
 import { ADMIN_TOKEN, ok, startTestService, type TestService } from '../helpers/service.ts';
 import { tenant } from '../helpers/v2.ts';
@@ -76,6 +77,6 @@ describe('a rolling register end to end', () => {
     expect(integrated).toBeGreaterThan(1.1);
     expect((await t.svc.store.latestSample(pk))?.energy).toBe(integrated);
     expect(t.svc.world.twins.refused.energyBackwards).toBe(0);
-    expect(t.svc.world.twins.dropped.malformed).toBe(0);
+    expect(t.svc.metrics.value(TWIN_METRICS.malformed)!).toBe(0);
   });
 });

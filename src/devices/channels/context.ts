@@ -3,6 +3,7 @@
 // aedes hands each of its lib/handlers/ the client. A handler never sees the MQTT connection.
 
 import { type EventBus, silentBus } from '../../events/bus.ts';
+import type { Counter, Metrics } from '../../events/metrics.ts';
 import { PendingCommands } from '../pending-commands.ts';
 import { RefusalLog } from '../refusals.ts';
 import { RegisterJoins } from '../register-join.ts';
@@ -14,12 +15,47 @@ import type { Log, Twin } from '../types.ts';
 /** The events' context of a device: its id and, when known, its account. */
 export type DeviceContext = { deviceId: string; accountId?: number };
 
-/** Counted on the registry's public fields (`dropped`, `peerReplies`, `reanchored`). */
+/** The twins' counters, metrics of the service's registry (TWIN_METRICS), not public fields. */
 export interface TwinCounters {
-  /** Malformed or unknown-device messages dropped, by reason [MC-9.2]. */
-  readonly dropped: { malformed: number; unknownDevice: number; ingestFailed: number };
-  peerReplies: number;
-  reanchored: number;
+  /** Malformed messages dropped [MC-9.2]. */
+  readonly malformed: Counter;
+  /** Messages from devices the service does not know, dropped [MC-9.2]. */
+  readonly unknownDevice: Counter;
+  /** Samples the store refused to take. */
+  readonly ingestFailed: Counter;
+  /** Replies to commands another service process sent (issue 11 §4): ignored, not refused. */
+  readonly peerReplies: Counter;
+  /** [MC-7.13] Series that a run of agreeing samples took over from an unchecked wild one. */
+  readonly reanchored: Counter;
+}
+
+/** The names the twins count under in the service's metrics (src/events/metrics.ts). */
+export const TWIN_METRICS = {
+  malformed: 'meterstack_twin_messages_malformed_total',
+  unknownDevice: 'meterstack_twin_messages_unknown_device_total',
+  ingestFailed: 'meterstack_twin_samples_ingest_failed_total',
+  peerReplies: 'meterstack_twin_peer_replies_total',
+  reanchored: 'meterstack_twin_series_reanchored_total',
+} as const;
+
+/** The twins' counters in `metrics`. */
+export function twinCounters(metrics: Metrics): TwinCounters {
+  return {
+    malformed: metrics.counter(TWIN_METRICS.malformed, 'Malformed MQTT messages the twins dropped [MC-9.2]'),
+    unknownDevice: metrics.counter(
+      TWIN_METRICS.unknownDevice,
+      'MQTT messages from devices the service does not know, dropped [MC-9.2]',
+    ),
+    ingestFailed: metrics.counter(TWIN_METRICS.ingestFailed, 'Samples the store refused to take'),
+    peerReplies: metrics.counter(
+      TWIN_METRICS.peerReplies,
+      'Replies to commands another service process sent, ignored',
+    ),
+    reanchored: metrics.counter(
+      TWIN_METRICS.reanchored,
+      'Series a run of agreeing samples took over from an unchecked wild one [MC-7.13]',
+    ),
+  };
 }
 
 export interface ChannelContext {

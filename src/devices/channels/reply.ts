@@ -14,7 +14,7 @@ const SERVICE_COMMAND_ID = /^([0-9a-f]{8})\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-
 export function onReply(cx: ChannelContext, deviceId: string, msg: Reply, tag: string): void {
   const sender = SERVICE_COMMAND_ID.exec(msg.id)?.[1];
   if (sender !== undefined && sender !== tag) {
-    cx.counters.peerReplies++;
+    cx.counters.peerReplies.inc();
     return;
   }
   const verdict = cx.pending.reply(deviceId, msg);

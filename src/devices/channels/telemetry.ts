@@ -71,7 +71,7 @@ export class Telemetry {
       cx.registers.held(twin.deviceId),
     );
     if (reanchor) {
-      cx.counters.reanchored++;
+      cx.counters.reanchored.inc();
       cx.log?.('warn', reanchorLine(twin.deviceId, reanchor));
       samples = [...reanchor.run];
       newest = reanchor.run[reanchor.run.length - 1]!;
@@ -97,7 +97,7 @@ export class Telemetry {
     const cx = this.#cx;
     const pk = this.#opts.devicePk?.(twin.deviceId);
     if (pk === undefined) {
-      cx.counters.dropped.unknownDevice++;
+      cx.counters.unknownDevice.inc();
       cx.log?.('warn', `twins: telemetry from unknown device ${twin.deviceId} not stored`);
       return;
     }
@@ -112,7 +112,7 @@ export class Telemetry {
         this.#ingesting.delete(done);
       },
       (err: Error) => {
-        cx.counters.dropped.ingestFailed += rows.length;
+        cx.counters.ingestFailed.inc(rows.length);
         cx.log?.('error', `twins: storing ${rows.length} samples of ${twin.deviceId} failed: ${err.message}`);
         this.#ingesting.delete(done);
       },
