@@ -359,6 +359,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '3' },
       'backfill-period': { type: 'string', default: '60' },
       'cpu-prof': { type: 'string' },
+      'cpu-prof-baseline': { type: 'boolean', default: false },
       only: { type: 'string', default: 'get,relay,history' },
       check: { type: 'boolean', default: false },
     },
@@ -484,13 +485,16 @@ async function main(): Promise<void> {
       if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.body}`);
       return JSON.parse(res.body) as object;
     };
-    baseline = new Child(['--import', 'tsx', SELF, '--baseline-server'], {
-      BENCH_BODIES: JSON.stringify({
-        device: await bodyOf(devicePath),
-        space: await bodyOf(spacePath),
-        history: histId ? await bodyOf(historyPath(yesterday, yesterday, '15m')) : {},
-      }),
-    });
+    baseline = new Child(
+      [...(values['cpu-prof-baseline'] ? profArgs : []), '--import', 'tsx', SELF, '--baseline-server'],
+      {
+        BENCH_BODIES: JSON.stringify({
+          device: await bodyOf(devicePath),
+          space: await bodyOf(spacePath),
+          history: histId ? await bodyOf(historyPath(yesterday, yesterday, '15m')) : {},
+        }),
+      },
+    );
     const bare = (await baseline.waitFor(/BASELINE (http:\/\/\S+)/))[1]!;
     const bytesOf = async (url: string) => Buffer.byteLength((await request(url, 'GET', auth)).body);
 

@@ -18,9 +18,8 @@ export const RATE_WINDOW_MS = 60_000;
 export async function v2Api(app: FastifyInstance, opts: V2Options): Promise<void> {
   const { world } = opts;
   app.decorateRequest('account');
-  app.addHook('onRequest', async (request) => {
-    await authenticate(request, world.store, world.clock.now());
-  });
+  // The promise itself, not an async wrapper around it: one promise less per request.
+  app.addHook('onRequest', (request) => authenticate(request, world.store, world.clock.now()));
 
   if (opts.rateLimit > 0) {
     // Counted in wall-clock time (it protects the server, not the simulation), in this process's
