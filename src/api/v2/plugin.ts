@@ -42,8 +42,10 @@ export async function v2Api(app: FastifyInstance, opts: V2Options): Promise<void
         ),
     });
     const policy = `${opts.rateLimit};w=${RATE_WINDOW_MS / 1000}`;
-    app.addHook('onSend', async (_request, reply) => {
+    // A callback hook: no promise per answer.
+    app.addHook('onSend', (_request, reply, payload, done) => {
       reply.header('ratelimit-policy', policy);
+      done(null, payload);
     });
   }
 
