@@ -1,11 +1,15 @@
 // Which browser pages may call the service (issue 10 item 2, spec-decisions 69). A page on another
-// origin calls the v2 API with X-Service-API-Key, so the browser asks first (a preflight OPTIONS);
-// @fastify/cors answers it before authentication and the rate limit, which it must not spend.
+// origin calls the v2 API with X-Service-API-Key, so the browser asks first (a preflight OPTIONS),
+// answered here before authentication and the rate limit, which it must not spend.
 // An origin not allowed is refused here, preflight and actual request alike, with 403
 // cors_origin_not_allowed in the envelope: the browser only needs the missing
 // Access-Control-Allow-Origin, but the developer reading the network tab gets the reason and the fix.
+//
+// The headers are those @fastify/cors wrote with the options this file used to give it (origin
+// reflected, or `*` for any; strictPreflight off), written by one onRequest hook from values computed
+// once (issue 19 step 7): the plugin's hook rebuilt its options, its origin callback and its Vary
+// header on every request, a real share of a cached GET.
 
-import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   CORS_ALLOWED_HEADERS,
@@ -18,29 +22,46 @@ import {
 } from './cors-policy.ts';
 import { sendError } from './envelope.ts';
 
-/** Refuses origins not allowed, then lets @fastify/cors answer preflights and add its headers. */
+const EXPOSE = CORS_EXPOSED_HEADERS.join(', ');
+const ALLOW_METHODS = CORS_METHODS.join(', ');
+const ALLOW_HEADERS = CORS_ALLOWED_HEADERS.join(', ');
+const MAX_AGE = String(CORS_MAX_AGE_S);
+
+/** Refuses origins not allowed, answers preflights and adds the CORS headers to every answer. */
 export async function registerCors(
   app: FastifyInstance,
   policy: CorsPolicy,
   now: () => number,
 ): Promise<void> {
-  // Added before the plugin's hook, so a refused preflight never reaches it.
-  // A callback hook: the common request, without Origin, costs one call and no promise.
+  // A callback hook: the common request, without Origin, costs one call, a few headers and no promise.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const origin = request.headers.origin;
-    if (origin === undefined || originAllowed(policy, origin, request.headers.host)) return done();
-    // Answered here, so `done` is not called: no later hook or route runs.
-    sendError(reply, now(), originRefused(policy, origin));
+    if (origin !== undefined && !originAllowed(policy, origin, request.headers.host)) {
+      // Answered here, so `done` is not called: no later hook or route runs.
+      sendError(reply, now(), originRefused(policy, origin));
+      return;
+    }
+    if (policy.any) {
+      reply.header('access-control-allow-origin', '*');
+    } else {
+      // The answer depends on Origin: caches must key on it (fetch spec, "CORS protocol and HTTP caches").
+      reply.header('vary', 'Origin');
+      if (origin) reply.header('access-control-allow-origin', origin);
+    }
+    reply.header('access-control-expose-headers', EXPOSE);
+    if (request.method !== 'OPTIONS') return done();
+    // A preflight, with or without Origin (curl -X OPTIONS gets the same 204, not a 400 outside the
+    // envelope): answered here, before authentication and the rate limit.
+    reply
+      .header('access-control-allow-methods', ALLOW_METHODS)
+      .header('access-control-allow-headers', ALLOW_HEADERS)
+      .header('access-control-max-age', MAX_AGE)
+      .code(204)
+      .header('content-length', '0')
+      .send();
   });
-  await app.register(cors, {
-    // Only allowed origins get this far: reflect the caller's (with Vary: Origin), or `*` for any.
-    origin: policy.any ? '*' : true,
-    methods: [...CORS_METHODS],
-    allowedHeaders: CORS_ALLOWED_HEADERS,
-    exposedHeaders: CORS_EXPOSED_HEADERS,
-    maxAge: CORS_MAX_AGE_S,
-    // An OPTIONS without Origin (curl -X OPTIONS) gets the same 204 and Allow-* headers, not the
-    // plugin's text/plain 400 outside the envelope.
-    strictPreflight: false,
+  // Routes every OPTIONS request, so that the hook above sees it; the hook answers them all.
+  app.options('*', { schema: { hide: true } }, (_request, reply) => {
+    reply.callNotFound();
   });
 }

@@ -6,6 +6,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '../events/bus.ts';
+import type { EventData } from '../events/schemas.ts';
 
 /** Route parameters that carry a secret, and what stands in for them in `url`. */
 const SECRET_PARAMS = ['api_key'] as const;
@@ -78,20 +79,18 @@ export function registerRequestEvents(app: FastifyInstance, bus: EventBus): void
     // A browser's preflight (answered by cors.ts) precedes a request that is itself an event; a
     // refused one (403) is told.
     if (request.method === 'OPTIONS' && reply.statusCode < 400) return done();
-    bus.emit(
-      'http.request',
-      {
-        method: request.method,
-        route,
-        // Only a URL that could hold a secret is rewritten: the common GET costs nothing more.
-        url: url.includes('?') || route.includes(':api_key') ? publicUrl(url, request.params) : url,
-        status: reply.statusCode,
-        latency_ms: reply.elapsedTime,
-        account_id: account?.id ?? null,
-        ...(code === undefined ? {} : { code }),
-      },
-      account === undefined ? undefined : { accountId: account.id },
-    );
+    const data: EventData<'http.request'> = {
+      method: request.method,
+      route,
+      // Only a URL that could hold a secret is rewritten: the common GET costs nothing more.
+      url: url.includes('?') || route.includes(':api_key') ? publicUrl(url, request.params) : url,
+      status: reply.statusCode,
+      latency_ms: reply.elapsedTime,
+      account_id: account?.id ?? null,
+    };
+    // Set, not spread in: one object of one shape per event.
+    if (code !== undefined) data.code = code;
+    bus.emit('http.request', data, account === undefined ? undefined : { accountId: account.id });
     done();
   });
 }

@@ -109,3 +109,32 @@ describe('nulPaths [spec-decisions 149]', () => {
     expect(nulPaths(Array.from({ length: 500 }, () => '\u0000'))).toHaveLength(20);
   });
 });
+
+describe('path parameters: a valid set is parsed once (issue 19 step 7)', () => {
+  const params = validatorCompiler({
+    schema: v2.spaceParams as unknown as $ZodType,
+    method: 'GET',
+    url: '/spaces/:space_id/',
+    httpPart: 'params',
+  });
+  type Result = { value?: { space_id: number }; error?: { message: string }[] };
+  const validate = (data: unknown) => params(data) as Result;
+
+  it('answers a repeated set with the parsed value, a new object each time', () => {
+    const first = validate({ space_id: '7' });
+    expect(first.value).toEqual({ space_id: 7 });
+    first.value!.space_id = 99; // a handler changing its copy changes no one else's
+    const second = validate({ space_id: '7' });
+    expect(second.value).toEqual({ space_id: 7 });
+    expect(second.value).not.toBe(first.value);
+  });
+
+  it('still refuses every invalid set, before and after a valid one, with the same message', () => {
+    for (const data of [{ space_id: '07' }, { space_id: '7' }, { space_id: '07' }, { space_id: '7\u0000' }]) {
+      const result = validate(data);
+      if (data.space_id === '7') expect(result.value).toEqual({ space_id: 7 });
+      else
+        expect(result.error?.[0]?.message).toMatch(/^(Input should be a positive integer|String should not)/);
+    }
+  });
+});

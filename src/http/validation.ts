@@ -85,9 +85,8 @@ export function styleIssue(issue: $ZodRawIssue): string | undefined {
  * plugin's shape (its global symbol marks them) so the envelope's one mapping (envelope.ts) and
  * `hasZodFastifySchemaValidationErrors` treat them as before.
  */
-export const validatorCompiler: FastifySchemaCompiler<$ZodType> =
-  ({ schema }) =>
-  (data) => {
+export const validatorCompiler: FastifySchemaCompiler<$ZodType> = ({ schema, httpPart }) => {
+  const validate = (data: unknown) => {
     const result = safeParse(schema, data, { error: styleIssue });
     // [spec-decisions 149] Every text the API takes, in every route and every part of a request.
     const nul = nulPaths(data);
@@ -106,6 +105,34 @@ export const validatorCompiler: FastifySchemaCompiler<$ZodType> =
     }));
     return { error: errors as unknown as Error };
   };
+  return httpPart === 'params' ? rememberValid(validate) : validate;
+};
+
+/** Distinct valid path parameter sets remembered per route; past this the memory starts over. */
+const REMEMBERED_PARAMS = 1024;
+
+/**
+ * Path parameters are a few strings that repeat (the same device id read again and again), and their
+ * schemas are pure (a pattern, a length, Number), so a valid set is parsed once and its value reused: a
+ * cached GET then runs no parse. Only successes are kept (an error is built afresh each time), keyed by
+ * the set's JSON (its values are strings from the router), and each request gets its own copy.
+ */
+function rememberValid<R extends { value?: unknown; error?: Error }>(
+  validate: (data: unknown) => R,
+): (data: unknown) => R | { value: unknown } {
+  const valid = new Map<string, Record<string, unknown>>();
+  return (data) => {
+    const key = JSON.stringify(data);
+    const seen = valid.get(key);
+    if (seen !== undefined) return { value: { ...seen } };
+    const result = validate(data);
+    if (result.error === undefined && result.value !== null && typeof result.value === 'object') {
+      if (valid.size >= REMEMBERED_PARAMS) valid.clear();
+      valid.set(key, { ...(result.value as Record<string, unknown>) });
+    }
+    return result;
+  };
+}
 
 export const NUL_MESSAGE = 'String should not contain the NUL character (U+0000)';
 

@@ -61,3 +61,16 @@ describe('[SEC-1] redactDeep', () => {
     expect(dirty.url).toContain(KEY); // the emitter's own object is not changed
   });
 });
+
+describe('[SEC-1] secretRedactor remembers only clean strings', () => {
+  it('hides a secret every time it comes, before and after the same text came clean', () => {
+    const redact = secretRedactor(['adm_0123456789abcdef']);
+    const clean = '/api/v2/devices/:device_id/';
+    const dirty = '/sim/v1/keys/msk_live_abcdef?token=abc12345';
+    for (let i = 0; i < 3; i++) {
+      expect(redact(clean)).toBe(clean);
+      expect(redact(dirty)).toBe('/sim/v1/keys/msk_***?token=***');
+      expect(redact('adm_0123456789abcdef')).toBe('***');
+    }
+  });
+});

@@ -57,6 +57,10 @@ const SCHEME_HINT = /bearer|basic/i;
 
 export type Redact = (text: string) => string;
 
+/** Clean strings remembered per redactor, and the longest remembered (a log line is not worth it). */
+const REMEMBERED_CLEAN = 4096;
+const REMEMBERED_LENGTH = 256;
+
 /**
  * The redaction of one running service: the patterns above, plus the secrets it was given (the admin
  * token and the demo key from a flag, its broker login's password), as typed and %-encoded.
@@ -75,13 +79,19 @@ export function secretRedactor(known: Iterable<string | undefined> = []): Redact
     byLength.length === 0
       ? null
       : new RegExp(byLength.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  // Strings found clean, remembered: the same few (routes, URLs, meter ids) come in every event, and a
+  // Set lookup is cheaper than the scans. Only clean ones, so no secret is kept here.
+  const clean = new Set<string>();
   return (text) => {
     // Nothing shorter than `msk_x` can hold a secret.
-    if (text.length < 5) return text;
-    const out = knownRe !== null && text.length >= MIN_KNOWN_SECRET ? text.replace(knownRe, HIDDEN) : text;
-    let clean = out;
-    for (const rule of RULES) if (rule.guard(clean)) clean = clean.replace(rule.re, rule.keep);
-    return clean;
+    if (text.length < 5 || clean.has(text)) return text;
+    let out = knownRe !== null && text.length >= MIN_KNOWN_SECRET ? text.replace(knownRe, HIDDEN) : text;
+    for (const rule of RULES) if (rule.guard(out)) out = out.replace(rule.re, rule.keep);
+    if (out === text && text.length <= REMEMBERED_LENGTH) {
+      if (clean.size >= REMEMBERED_CLEAN) clean.clear();
+      clean.add(text);
+    }
+    return out;
   };
 }
 

@@ -18,9 +18,8 @@ export const RATE_WINDOW_MS = 60_000;
 export async function v2Api(app: FastifyInstance, opts: V2Options): Promise<void> {
   const { world } = opts;
   app.decorateRequest('account');
-  app.addHook('onRequest', async (request) => {
-    await authenticate(request, world.store, world.clock.now());
-  });
+  // The promise itself, not an async wrapper around it: one promise less per request.
+  app.addHook('onRequest', (request) => authenticate(request, world.store, world.clock.now()));
 
   if (opts.rateLimit > 0) {
     // Counted in wall-clock time (it protects the server, not the simulation), in this process's
@@ -43,8 +42,10 @@ export async function v2Api(app: FastifyInstance, opts: V2Options): Promise<void
         ),
     });
     const policy = `${opts.rateLimit};w=${RATE_WINDOW_MS / 1000}`;
-    app.addHook('onSend', async (_request, reply) => {
+    // A callback hook: no promise per answer.
+    app.addHook('onSend', (_request, reply, payload, done) => {
       reply.header('ratelimit-policy', policy);
+      done(null, payload);
     });
   }
 
