@@ -12,7 +12,7 @@ const COMMANDS: Record<string, () => Promise<Run>> = {
   meter: async () => (await import('./meter.ts')).runMeter,
   replay: async () => (await import('./replay.ts')).runReplay,
   scenario: async () => (await import('./scenario.ts')).runScenario,
-  fleet: async () => (await import('./fleet.ts')).runFleet,
+  fleet: async () => (await import('./fleet-worker.ts')).runFleet,
 };
 
 const USAGE = `usage: meterstack <command> [flags]
