@@ -1,4 +1,4 @@
-// Durable events (migration 6): appended in batches by src/events/durable.ts, read back by seq range,
+// Durable events (migration 6): appended in batches by src/extensions/durable/durable.ts, read back by seq range,
 // type and device, and pruned from the oldest.
 
 import type Database from 'better-sqlite3';
