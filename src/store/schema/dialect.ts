@@ -34,3 +34,11 @@ export const POSTGRES: Dialect = {
   // Heaps with a primary-key index: the rollups answer long ranges, so the heap's order matters little.
   clustered: '',
 };
+
+/** A numbered migration written once: its SQL in either dialect (the versions' files, migration.ts lists them). */
+export interface SchemaMigration {
+  version: number;
+  name: string;
+  /** The migration's SQL in dialect `d`. */
+  sql(d: Dialect): string;
+}

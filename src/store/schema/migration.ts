@@ -8,18 +8,13 @@
 // measurements DOUBLE PRECISION, money BIGINT paise, flags BOOLEAN. schema/dialects.test.ts migrates
 // both and compares the live schemas.
 
-import type { Dialect } from './dialect.ts';
+import type { Dialect, SchemaMigration } from './dialect.ts';
 import { v1 } from './v1-accounts.ts';
 import { v2 } from './v2-samples.ts';
 import { v3 } from './v3-ledger.ts';
 import { v4, v5, v6, v7, v8, v9 } from './v4-v9.ts';
 
-export interface SchemaMigration {
-  version: number;
-  name: string;
-  /** The migration's SQL in dialect `d`. */
-  sql(d: Dialect): string;
-}
+export type { SchemaMigration } from './dialect.ts';
 
 /** A migration in one dialect, as a runner applies it. */
 export interface Migration {

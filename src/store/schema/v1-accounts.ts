@@ -1,5 +1,5 @@
 import { UDF_COLUMNS } from './columns.ts';
-import type { SchemaMigration } from './migration.ts';
+import type { SchemaMigration } from './dialect.ts';
 
 export const v1: SchemaMigration = {
   version: 1,

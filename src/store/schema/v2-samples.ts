@@ -1,6 +1,5 @@
 import { PROPERTY_COLUMNS } from './columns.ts';
-import type { Dialect } from './dialect.ts';
-import type { SchemaMigration } from './migration.ts';
+import type { Dialect, SchemaMigration } from './dialect.ts';
 
 /** A rollup: per device and bucket, a copy of one sample. */
 const rollup = (d: Dialect, table: string) => `CREATE TABLE ${table} (

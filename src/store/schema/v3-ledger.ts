@@ -1,5 +1,4 @@
-import type { DialectName } from './dialect.ts';
-import type { SchemaMigration } from './migration.ts';
+import type { DialectName, SchemaMigration } from './dialect.ts';
 
 /**
  * The ledger refuses UPDATE and DELETE (PostgreSQL: TRUNCATE too), in each dialect's trigger language.

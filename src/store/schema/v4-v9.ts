@@ -1,6 +1,6 @@
 // Migrations 4 to 9: one table or column each.
 
-import type { SchemaMigration } from './migration.ts';
+import type { SchemaMigration } from './dialect.ts';
 
 export const v4: SchemaMigration = {
   version: 4,
