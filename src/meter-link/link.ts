@@ -61,6 +61,8 @@ export class MeterLink {
   #connecting: Promise<void> | null = null;
   #onAnnounce: (() => void) | null = null;
   #waiters: { below: number; resolve: () => void }[] = [];
+  /** A flush is due on the next turn of the event loop (pushSoon). */
+  #soon = false;
   /** Samples acknowledged by the broker. */
   published = 0;
   /** The last error of the connection, e.g. a refused login. */
@@ -203,7 +205,6 @@ export class MeterLink {
       this.flush();
     });
   }
-  #soon = false;
 
   /** Publishes what may go now: [MC-7.2] messages of at most MAX_SAMPLES, ascending [MC-7.3]. */
   flush(partial = !this.#o.holdPartial || this.#waiters.some((w) => w.below === 0)): void {
