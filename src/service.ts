@@ -19,7 +19,7 @@ import { hostPolicy } from './http/host-policy.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
 import { secretRedactor, secretsOf } from './log/redact.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
-import { listenOnce, listenWithFallback } from './net/listen.ts';
+import { listenHttp } from './net/listen.ts';
 import { openStore } from './store/index.ts';
 import { isPostgresUrl } from './store/postgres/url.ts';
 import type { Store } from './store/types.ts';
@@ -301,15 +301,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   });
   started.push(() => http.close());
   await http.ready();
-  const port = await listenWithFallback((p) => listenOnce(http.server, config.host, p), {
+  const httpUrl = await listenHttp(http.server, {
+    host: config.host,
     port: config.httpPort,
     strict: config.strictPort,
-    what: 'HTTP',
-    host: config.host,
     log,
   });
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const httpUrl = `http://${host}:${port}`;
   await lease.describe({ httpUrl, mqttUrl: meterBroker.url });
 
   let closing: Promise<void> | null = null;

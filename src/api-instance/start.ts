@@ -20,7 +20,7 @@ import { corsPolicy } from '../http/cors-policy.ts';
 import { hostPolicy } from '../http/host-policy.ts';
 import { secretRedactor, secretsOf } from '../log/redact.ts';
 import type { Log } from '../log/types.ts';
-import { listenOnce, listenWithFallback } from '../net/listen.ts';
+import { listenHttp } from '../net/listen.ts';
 import type { ServiceConfig } from '../service.ts';
 import { worldForward } from '../sim-api/forward.ts';
 import { openStore } from '../store/index.ts';
@@ -133,17 +133,15 @@ async function start(
   });
   started.push(() => http.close());
   await http.ready();
-  const port = await listenWithFallback((p) => listenOnce(http.server, config.host, p), {
+  const httpUrl = await listenHttp(http.server, {
+    host: config.host,
     port: config.httpPort,
     strict: config.strictPort,
-    what: 'HTTP',
-    host: config.host,
     log,
   });
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing: Promise<void> | null = null;
   return {
-    httpUrl: `http://${host}:${port}`,
+    httpUrl,
     mqttUrl: broker.url,
     adminToken: config.adminToken,
     store,

@@ -61,3 +61,22 @@ export function listenOnce(server: Server, host: string, port: number): Promise<
     server.listen(port, host);
   });
 }
+
+/**
+ * The HTTP server of `serve` and of an API instance: listened on `host` from `port` up (unless strict),
+ * and the URL it answers on (an IPv6 host in brackets).
+ */
+export async function listenHttp(
+  server: Server,
+  opts: { host: string; port: number; strict: boolean; log?: ListenOptions['log'] },
+): Promise<string> {
+  const port = await listenWithFallback((p) => listenOnce(server, opts.host, p), {
+    port: opts.port,
+    strict: opts.strict,
+    what: 'HTTP',
+    host: opts.host,
+    log: opts.log,
+  });
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return `http://${host}:${port}`;
+}
