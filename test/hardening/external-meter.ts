@@ -110,8 +110,12 @@ export class ExternalMeter {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     await this.client.endAsync(true);
   }
+
+  /** Set by stop(): a reply still in flight then dies with the connection, as on a real meter. */
+  #stopped = false;
 
   #onCommand(payload: Buffer): void {
     const decoded = commandFromWire(payload);
@@ -120,7 +124,12 @@ export class ExternalMeter {
     this.commands.push({ id, command });
     const data = this.#apply(command);
     setTimeout(() => {
-      void this.publishReply(replyToWire(id, { ok: true, data } as never)).then(() => this.publishState());
+      this.publishReply(replyToWire(id, { ok: true, data } as never))
+        .then(() => this.publishState())
+        .catch((err: unknown) => {
+          // Only a stopped meter may lose its reply; otherwise the test hears of it (unhandled).
+          if (!this.#stopped) throw err;
+        });
     }, this.replyDelayMs);
   }
 
