@@ -8,11 +8,12 @@ import type { Redis } from 'ioredis';
 import { v2Api } from './api/v2/plugin.ts';
 import { consolePage, consolePlugin } from './console/plugin.ts';
 import type { EventViews } from './events/views.ts';
-import { registerCors } from './http/cors.ts';
+import { corsStep, registerPreflightRoute } from './http/cors.ts';
 import { type CorsPolicy, corsPolicy } from './http/cors-policy.ts';
+import { registerEdge } from './http/edge.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './http/edge-errors.ts';
 import { registerEnvelope, success } from './http/envelope.ts';
-import { registerHostCheck } from './http/host-check.ts';
+import { hostCheckStep } from './http/host-check.ts';
 import { type HostPolicy, hostPolicy } from './http/host-policy.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import {
@@ -25,7 +26,7 @@ import {
 } from './http/limits.ts';
 import { documentFor, swaggerOptions } from './http/openapi.ts';
 import { registerRequestEvents } from './http/request-events.ts';
-import { registerSecurityHeaders, serviceSecurityHeaders } from './http/security-headers.ts';
+import { securityHeadersStep, serviceSecurityHeaders } from './http/security-headers.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { SimForward } from './sim-api/forward.ts';
 import { simRoutes } from './sim-api/routes/index.ts';
@@ -89,12 +90,15 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   const now = () => opts.world.clock.now();
   registerEnvelope(app, now);
   registerRequestEvents(app, opts.world.bus);
-  // [SEC-4] One hook for every answer's headers (and edgeErrorOptions for those given before it).
-  registerSecurityHeaders(app, headers, DOCS_PREFIX);
-  // [SEC-5] First of the onRequest hooks: a rebinding page's request is refused before anything else.
-  registerHostCheck(app, opts.hosts ?? hostPolicy(), now);
-  // Before every route and the v2 API's own hooks: a preflight spends no auth and no rate limit.
-  await registerCors(app, opts.cors ?? corsPolicy(), now);
+  // The first onRequest hook, before every route and the v2 API's own hooks (edge.ts): [SEC-4] every
+  // answer's headers (edgeErrorOptions gives them to the answers before any hook); [SEC-5] a rebinding
+  // page's request refused before anything else; CORS, so a preflight spends no auth and no rate limit.
+  registerEdge(app, [
+    securityHeadersStep(headers, DOCS_PREFIX),
+    hostCheckStep(opts.hosts ?? hostPolicy(), now),
+    corsStep(opts.cors ?? corsPolicy(), now),
+  ]);
+  registerPreflightRoute(app);
 
   await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, {

@@ -10,7 +10,7 @@
 // once (issue 19 step 7): the plugin's hook rebuilt its options, its origin callback and its Vary
 // header on every request, a real share of a cached GET.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   CORS_ALLOWED_HEADERS,
   CORS_EXPOSED_HEADERS,
@@ -20,6 +20,7 @@ import {
   originAllowed,
   originRefused,
 } from './cors-policy.ts';
+import type { EdgeStep } from './edge.ts';
 import { sendError } from './envelope.ts';
 
 const EXPOSE = CORS_EXPOSED_HEADERS.join(', ');
@@ -27,19 +28,14 @@ const ALLOW_METHODS = CORS_METHODS.join(', ');
 const ALLOW_HEADERS = CORS_ALLOWED_HEADERS.join(', ');
 const MAX_AGE = String(CORS_MAX_AGE_S);
 
-/** Refuses origins not allowed, answers preflights and adds the CORS headers to every answer. */
-export async function registerCors(
-  app: FastifyInstance,
-  policy: CorsPolicy,
-  now: () => number,
-): Promise<void> {
-  // A callback hook: the common request, without Origin, costs one call, a few headers and no promise.
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+/** The step that refuses origins not allowed, answers preflights and adds the CORS headers. */
+export function corsStep(policy: CorsPolicy, now: () => number): EdgeStep {
+  // The common request, without Origin, costs a few headers.
+  return (request, reply) => {
     const origin = request.headers.origin;
     if (origin !== undefined && !originAllowed(policy, origin, request.headers.host)) {
-      // Answered here, so `done` is not called: no later hook or route runs.
       sendError(reply, now(), originRefused(policy, origin));
-      return;
+      return true;
     }
     if (policy.any) {
       reply.header('access-control-allow-origin', '*');
@@ -49,7 +45,7 @@ export async function registerCors(
       if (origin) reply.header('access-control-allow-origin', origin);
     }
     reply.header('access-control-expose-headers', EXPOSE);
-    if (request.method !== 'OPTIONS') return done();
+    if (request.method !== 'OPTIONS') return false;
     // A preflight, with or without Origin (curl -X OPTIONS gets the same 204, not a 400 outside the
     // envelope): answered here, before authentication and the rate limit.
     reply
@@ -59,8 +55,12 @@ export async function registerCors(
       .code(204)
       .header('content-length', '0')
       .send();
-  });
-  // Routes every OPTIONS request, so that the hook above sees it; the hook answers them all.
+    return true;
+  };
+}
+
+/** Routes every OPTIONS request, so that the edge hook sees it: its CORS step answers them all. */
+export function registerPreflightRoute(app: FastifyInstance): void {
   app.options('*', { schema: { hide: true } }, (_request, reply) => {
     reply.callNotFound();
   });

@@ -1,4 +1,4 @@
-// [SEC-4] The headers every answer carries, set in one onSend hook and computed once: the console, the
+// [SEC-4] The headers every answer carries, set by the first step of the edge hook (edge.ts) and computed once: the console, the
 // API, Swagger UI at /docs, error answers and 404s alike (edge-errors.ts adds them to the answers given
 // before any hook). Written here rather than with @fastify/helmet (not a dependency, and we add none):
 // five fixed headers need no library, and two precomputed sets are easier to check than helmet's options.
@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { EdgeStep } from './edge.ts';
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
@@ -86,19 +86,13 @@ export async function serviceSecurityHeaders(consoleScripts: readonly string[]):
 }
 
 /**
- * Adds the hook: onSend, so that every answer gets them, whoever wrote it (a route, a plugin's file,
- * the error and not-found handlers).
+ * The edge step (edge.ts) that gives the answer its headers, first of all, so every answer has them
+ * whoever writes it later (a route, a plugin's file, the error and not-found handlers, a refusal of the
+ * host check or CORS): fastify keeps a reply's headers from its onRequest hooks to the end.
  */
-export function registerSecurityHeaders(
-  app: FastifyInstance,
-  headers: SecurityHeaders,
-  docsPrefix: string,
-): void {
-  app.addHook(
-    'onSend',
-    (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (e: null, p: unknown) => void) => {
-      reply.headers(request.url.startsWith(docsPrefix) ? headers.docs : headers.page);
-      done(null, payload);
-    },
-  );
+export function securityHeadersStep(headers: SecurityHeaders, docsPrefix: string): EdgeStep {
+  return (request, reply) => {
+    reply.headers(request.url.startsWith(docsPrefix) ? headers.docs : headers.page);
+    return false;
+  };
 }
