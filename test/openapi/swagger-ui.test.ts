@@ -83,7 +83,7 @@ describeBrowser('Swagger UI in Chromium', () => {
     // 200, not 401: the key typed before the reload went with the request.
     const status = op.locator('.live-responses-table tbody .response-col_status');
     await status.waitFor();
-    expect(await status.innerText()).toBe('200');
+    expect((await status.textContent())?.trim()).toBe('200');
     await page.close();
     expect(browser.errors).toEqual([]);
   });
