@@ -209,6 +209,9 @@ export class VirtualMeter {
           if (this.#mqtt.announced) this.#mqtt.publish('info', meterInfo(state)); // [MC-4.1] a field changed
           break;
         case 'reply':
+          // [M-32] A sample taken for this event goes before its reply: whoever acts on the reply
+          // (the service answering a relay PUT) already holds the readings it caused.
+          this.#mqtt.flush();
           reply = effect.reply;
           if (event.type === 'command' && this.#replyOverMqtt.has(effect.id)) {
             this.#replyOverMqtt.delete(effect.id);

@@ -103,6 +103,8 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
+    // A reload keeps what was typed into Authorize (in the page's localStorage; issue 20 item 10).
+    uiConfig: { persistAuthorization: true },
     transformSpecification: (doc, request) => documentFor(doc, request),
   });
 

@@ -6,7 +6,7 @@ import { reportedState } from './create.ts';
 import { readingsAt } from './readings.ts';
 import { RECENT_COMMANDS_LIMIT, step } from './step.ts';
 import { advance, HOUR, MINUTE, meter, paise, send, states, T0 } from './test-helpers.ts';
-import type { MeterCommand, MeterState } from './types.ts';
+import type { MeterCommand, MeterState, StepResult } from './types.ts';
 
 const bad = (x: unknown) => x as never; // network input that breaks the static types
 
@@ -145,5 +145,34 @@ describe('read', () => {
       ok: true,
       data: { readings, state: reportedState(r.state, T0 + 10 * MINUTE + 5) },
     });
+  });
+});
+
+describe('[M-32] a flow edge is sampled at its instant, before the state report', () => {
+  const lamp = { kind: 'constant', watts: 800 } as const;
+  const kinds = (r: StepResult) => r.effects.map((e) => e.type);
+  const power = (r: StepResult) =>
+    r.effects.flatMap((e) => (e.type === 'telemetry' ? [e.sample.active_power] : []));
+
+  it('relay off then on: 0 W, then the load, each before its state and reply', () => {
+    const m = meter({ mode: 'postpaid', balance: 50, load: lamp, telemetryPeriodMs: HOUR });
+    const off = send(m, { op: 'set_relay', on: false }, T0 + MINUTE);
+    expect(kinds(off)).toEqual(['telemetry', 'state', 'reply']);
+    expect(power(off)).toEqual([0]);
+    const on = send(off.state, { op: 'set_relay', on: true }, T0 + 2 * MINUTE);
+    expect(kinds(on)).toEqual(['telemetry', 'state', 'reply']);
+    expect(power(on)).toEqual([800]);
+    // The schedule of M-2 is untouched: the next sample is still the first boundary.
+    expect(on.state.nextTelemetryTs).toBe(m.nextTelemetryTs);
+  });
+
+  it('no edge, no sample: a mode change that leaves the relay closed, a tariff, a repeated relay on', () => {
+    const m = meter({ mode: 'postpaid', balance: 50, load: lamp, telemetryPeriodMs: HOUR });
+    expect(kinds(send(m, { op: 'set_mode', mode: 'measurement' }, T0 + MINUTE))).toEqual(['state', 'reply']);
+    expect(kinds(send(m, { op: 'set_tariff', slot: 'eb', paise: 900 }, T0 + MINUTE))).toEqual([
+      'state',
+      'reply',
+    ]);
+    expect(kinds(send(m, { op: 'set_relay', on: true }, T0 + MINUTE))).toEqual(['reply']);
   });
 });

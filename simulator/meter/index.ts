@@ -41,6 +41,7 @@ export { deserializeMeter, readMeterSnapshot, serializeMeter } from './serialize
 export { RECENT_COMMANDS_LIMIT, step } from './step.ts';
 export { createTraceMeter, type SampleEvent } from './trace.ts';
 export * from './types.ts';
+export { fleetMeterLoad } from './variety.ts';
 export {
   byteLimitProblem,
   CONFIG_HOLD_SECONDS,

@@ -139,6 +139,11 @@ export function idleFullSample(ts: number, energy: number, voltage: number, bala
   };
 }
 
+/** Whether current flows at `ts`: the relay's logic [M-3], or what the faults make of it ([M-18], [M-21]). */
+export function flowsAt(state: MeterState, ts: number): boolean {
+  return state.faults.length !== 0 ? currentFlows(state, ts) : relayClosed(state, ts);
+}
+
 /**
  * The sample a meter reports at `ts`, for a state already integrated up to `ts` ([M-13], [M-16]), with
  * its register's epoch once it was ever reset [M-25].

@@ -7,7 +7,7 @@ import { powered } from './faults/power.ts';
 import { integrateTo } from './integrate.ts';
 import { setPrepaidPolicy } from './policy.ts';
 import { validateLoad } from './profiles.ts';
-import { readingsAt } from './readings.ts';
+import { flowsAt, readingsAt } from './readings.ts';
 import { replaceMeter } from './register.ts';
 import { relayClosed } from './relay.ts';
 import { sampleStep, traceSample } from './trace.ts';
@@ -36,6 +36,7 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
   integrateTo(s, t, effects);
 
   const before = reportedState(s, t);
+  const flowed = flowsAt(s, t);
   let outcome: CommandOutcome | null = null;
   switch (event.type) {
     case 'advance':
@@ -90,6 +91,11 @@ export function step(state: MeterState, event: MeterEvent, now: number): StepRes
     }
   }
 
+  // [M-32] Current started or stopped (a relay closed or opened, a cut-off lifted): the readings at this
+  // instant, so power is not read from the last period's sample until the next one. Before the state
+  // [M-10]. A trace meter's readings are its trace's [M-14]: its next sample says.
+  if (flowsAt(s, t) !== flowed && s.nextTelemetryTs !== Number.POSITIVE_INFINITY)
+    effects.push({ type: 'telemetry', sample: readingsAt(s, t) });
   // [M-10] A state report when anything reported but ts/balance changed, or the balance jumped.
   const after = reportedState(s, t);
   if (outcome?.balanceChanged || !sameReportedState(before, after))

@@ -41,6 +41,18 @@ export const ERRORS = {
   headers_too_large: { status: 431, detail: 'Request line and headers too large.' },
 } as const satisfies Record<string, { status: number; detail: string }>;
 
+/**
+ * The 401s' words when a credential was sent but is not right (the ERRORS details above are for none
+ * sent): same code and status, so a client's handling is unchanged; no word on why (unknown, expired,
+ * revoked), so nothing tells which keys exist (spec §5.3, spec-decisions 22, 200).
+ */
+export const WRONG_CREDENTIAL = {
+  authentication_error:
+    'The API key in the X-Service-API-Key header is not valid: unknown, expired or revoked (the key goes in that header, not a Bearer Authorization header).',
+  admin_authentication_error:
+    "The admin token in the X-Admin-Token header is not this service's: use the one its start-up banner shows (or that --admin-token or METERSTACK_ADMIN_TOKEN gave it).",
+} as const satisfies Partial<Record<ErrorCode, string>>;
+
 export type ErrorCode = keyof typeof ERRORS;
 
 export interface ValidationItem {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** A positive integer written as canonical decimal: digits, no sign, no leading zero, ≤ 2^53 − 1. */
-export function positiveIntParam(name: string) {
+export function positiveIntParam(name: string, example?: number) {
   const error = 'Input should be a positive integer';
   return (
     z
@@ -19,6 +19,8 @@ export function positiveIntParam(name: string) {
         minimum: 1,
         pattern: undefined,
         description: `${name}: a positive integer in decimal`,
+        // Swagger UI's "Try it out" starts from it (issue 20 item 10).
+        ...(example === undefined ? {} : { example }),
       })
   );
 }

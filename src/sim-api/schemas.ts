@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../firmware-protocol/mqtt/topics.ts';
 import { MODELS, MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
+import { EXAMPLE_PATH } from '../api/v2/examples.ts';
 import { positiveIntParam } from '../http/params.ts';
 import {
   advanceSeconds,
@@ -20,7 +21,9 @@ const udf = z.string().max(255).nullable().optional();
 export const udfFields = { udf1: udf, udf2: udf, udf3: udf, udf4: udf, udf5: udf };
 
 export const accountBody = z.strictObject({ name: z.string().min(1).max(200) });
-export const accountIdParams = z.object({ account_id: positiveIntParam('account_id') });
+export const accountIdParams = z.object({
+  account_id: positiveIntParam('account_id', EXAMPLE_PATH.account_id),
+});
 /** A week: the longest wall-clock lifetime; a key meant to live longer takes `expires_at` or none. */
 export const MAX_KEY_TTL_SECONDS = 7 * 86_400;
 export const keyBody = z
@@ -77,7 +80,9 @@ export const deviceBody = z.strictObject({
   ...udfFields,
 });
 
-export const deviceIdParams = z.object({ device_id: z.string().min(1).max(64) });
+export const deviceIdParams = z.object({
+  device_id: z.string().min(1).max(64).meta({ example: EXAMPLE_PATH.device_id }),
+});
 export const onlineBody = z.strictObject({ online: z.boolean() });
 export const rechargeBody = z.strictObject({
   amount: rechargeAmount,

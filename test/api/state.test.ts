@@ -60,6 +60,25 @@ describe('relay', () => {
     expect(await metrics(a)).toMatchObject({ relay_state: true, active_power: 800 });
   });
 
+  it('[M-32] a restored relay reads the load at once, not after the next telemetry period (issue 20 item 16)', async () => {
+    const a = await tenant(t.sim, { balance: 1000, load_watts: 800, telemetry_period_s: 60 });
+    await put(a, 'relay', { state: false });
+    await advance(120); // periodic samples while open: 0 W
+    expect(await metrics(a)).toMatchObject({ relay_state: false, active_power: 0 });
+    await put(a, 'relay', { state: true });
+    expect(await metrics(a)).toMatchObject({ relay_state: true, active_power: 800 });
+    const power = (await device(a)).readings.find((r) => r.property_id === 'active_power');
+    expect(power?.value).toBe(800);
+    // And a recharge that lifts a prepaid cut-off, the other restore.
+    const b = await tenant(t.sim, { mode: 'prepaid', balance: 10, load_watts: 1000, telemetry_period_s: 60 });
+    await advance(120); // cut off after 45 s; the next samples read 0 W
+    expect(await metrics(b)).toMatchObject({ relay_state: false, active_power: 0 });
+    ok(
+      await t.sim('POST', `/devices/${b.deviceId}/recharge`, { amount: 1000, transaction_id: 'm32-restore' }),
+    );
+    expect(await metrics(b)).toMatchObject({ relay_state: true, active_power: 1000 });
+  });
+
   it('relay_off overrides a relay-on command; the command takes effect when the mode changes', async () => {
     const a = await tenant(t.sim, { balance: 1000, load_watts: 800 });
     await put(a, 'mode', { mode: 'relay_off' });

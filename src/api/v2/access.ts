@@ -1,7 +1,7 @@
 // Who may see what: an API key sees only its own account's spaces and devices (spec §5).
 
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, WRONG_CREDENTIAL } from '../../http/errors.ts';
 import type { Account, DeviceRecord, Space, Store } from '../../store/types.ts';
 
 declare module 'fastify' {
@@ -17,7 +17,8 @@ export async function authenticate(request: FastifyRequest, store: Store, now: n
   if (typeof key !== 'string' || key === '') throw new ApiError('authentication_error');
   // Both expiries: the virtual one (spec-decisions 34) and the wall clock's (a console key, CON-4).
   const account = await store.accountForApiKey(key, now, Date.now());
-  if (!account) throw new ApiError('authentication_error');
+  // A key was sent: say so, rather than "send a key" (issue 20 item 10).
+  if (!account) throw new ApiError('authentication_error', WRONG_CREDENTIAL.authentication_error);
   request.account = account;
 }
 

@@ -1,6 +1,12 @@
 // Examples for the OpenAPI document, from the demo world (src/world/demo.ts): Tower A, meter MTR-A101
 // (prepaid, ₹10,000 balance), tariffs at the simulator's defaults. Money is in paise (spec §1).
 
+/**
+ * The path parameters' examples in the OpenAPI document: Swagger UI's "Try it out" starts from the demo
+ * world's first meter, space and account, which a fresh `npm start` has (issue 20 item 10).
+ */
+export const EXAMPLE_PATH = { device_id: 'MTR-A101', space_id: 1, account_id: 1 } as const;
+
 const udfs = (udf1: string) => ({ udf1, udf2: null, udf3: null, udf4: null, udf5: null });
 
 export const deviceSummaryExample = {

@@ -6,11 +6,14 @@ import { MODES } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { byteLimitProblem, PASSWORD_MAX_CHARS, SSID_MAX_CHARS } from '../../../simulator/meter/index.ts';
 import { positiveIntParam } from '../../http/params.ts';
 import { DAY_MS, istDayStart } from '../../time/ist.ts';
+import { EXAMPLE_PATH } from './examples.ts';
 
 // Bodies use z.object, which drops unknown keys: a client that PUTs back a whole record works, and
 // nothing outside the listed fields is ever applied (no mass assignment).
-export const spaceParams = z.object({ space_id: positiveIntParam('space_id') });
-export const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
+export const spaceParams = z.object({ space_id: positiveIntParam('space_id', EXAMPLE_PATH.space_id) });
+export const deviceParams = z.object({
+  device_id: z.string().min(1).max(64).meta({ example: EXAMPLE_PATH.device_id }),
+});
 
 const text = (max: number) => z.string().max(max);
 export const metadataBody = z

@@ -1,5 +1,5 @@
 // The UCI "Individual household electric power consumption" data set (one-minute averages of a real
-// household; ../shared/traces/README.md) as a column profile of the CSV reader. Its wall-clock times
+// household; fixtures/README.md says where it comes from) as a column profile of the CSV reader. Its wall-clock times
 // are read as Asia/Kolkata; powers are in kW; `?` marks a minute that was not measured (skipped).
 
 import { type CsvProfile, readCsvTrace } from './csv.ts';

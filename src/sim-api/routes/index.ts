@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { EventViews } from '../../events/views.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, WRONG_CREDENTIAL } from '../../http/errors.ts';
 import type { ServiceWorld } from '../../world/face.ts';
 import { LOCAL_SIM_ROUTES, type SimForward } from '../forward.ts';
 import { accountRoutes } from './accounts.ts';
@@ -55,8 +55,11 @@ function tokenMatches(given: unknown, expected: string): boolean {
 export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): Promise<void> {
   const { adminToken, forward } = opts;
   app.addHook('onRequest', async (request) => {
-    if (!tokenMatches(request.headers['x-admin-token'], adminToken))
-      throw new ApiError('admin_authentication_error');
+    const given = request.headers['x-admin-token'];
+    if (typeof given !== 'string' || given === '') throw new ApiError('admin_authentication_error');
+    // One was sent: "send the token" would mislead (issue 20 item 10).
+    if (!tokenMatches(given, adminToken))
+      throw new ApiError('admin_authentication_error', WRONG_CREDENTIAL.admin_authentication_error);
   });
   if (forward) {
     // Before validation: the world validates the body as it came, and answers in its own words.

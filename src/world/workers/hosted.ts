@@ -3,7 +3,7 @@
 // (meter-snapshot.ts restoreMeter), then handed to the worker, which runs them.
 
 import type { MeterModel } from '../../../firmware-protocol/mqtt/vocabulary.ts';
-import { serializeMeter } from '../../../simulator/meter/index.ts';
+import { fleetMeterLoad, serializeMeter } from '../../../simulator/meter/index.ts';
 import type { LoadProfile, MeterState } from '../../../simulator/meter/types.ts';
 import type { DeviceRecord, MeterSnapshot, Store } from '../../store/types.ts';
 import { restoreMeter, type SnapshotBody } from '../meter-snapshot.ts';
@@ -180,7 +180,8 @@ async function provision(
       accountId,
       spaceId,
       model: spec.model,
-      load: spec.load,
+      // Meter n's own household from the worker's one (issue 20 item 16, spec-decisions 201).
+      load: spec.load && fleetMeterLoad(spec.load, n),
       seed: spec.seed === undefined ? undefined : spec.seed + n,
       balance: spec.balance,
       telemetryPeriodS: spec.telemetryPeriodS,

@@ -76,7 +76,7 @@ export async function faultRoutes(
 
   r.delete(
     '/devices/:device_id/faults/:fault_id',
-    { schema: { ...simDoc('clearDeviceFault'), params: faultIdParams } },
+    { schema: { ...simDoc('clearDeviceFault'), params: faultIdParams.extend(deviceIdParams.shape) } },
     async (req) => {
       const meter = await virtualMeter(req.params.device_id);
       const t = now();

@@ -3,15 +3,13 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { success } from '../../../http/envelope.ts';
 import { ApiError } from '../../../http/errors.ts';
 import { simDoc } from '../../docs.ts';
+import { deviceIdParams as deviceParams } from '../../schemas.ts';
 import { mapWorldError } from '../../world-errors.ts';
 import type { SimContext } from '../context.ts';
 import { snapshotDesk } from '../snapshots.ts';
-
-const deviceParams = z.object({ device_id: z.string().min(1).max(64) });
 
 export async function deviceResetRoutes(app: FastifyInstance, { world, now }: SimContext): Promise<void> {
   app
