@@ -312,6 +312,10 @@ export class Bridge {
       return;
     }
     const reply = replyOf(frame);
+    this.#opts.log(
+      frame.type === 'ACK' ? 'info' : 'warn',
+      `cmd ${frame.id}: meter answered ${frame.type === 'ACK' ? 'ACK' : `NAK ${frame.code}: ${frame.msg}`}`,
+    );
     if (!reply.ok) {
       this.#refuse('rejected', reply.error.rule, reply.error.message);
       return;
@@ -336,6 +340,8 @@ export class Bridge {
     }
     if (!this.#port.send(frame)) return { code: 'busy', message: 'meter link down' };
     this.#commands.add({ seq, id, op: frame.op, from: 'service' });
+    // A command crossing the bridge is a thing an operator looks for in the log (a relay that moved).
+    this.#opts.log('info', `cmd ${id}: ${commandText(command)} -> meter (CMD seq=${seq})`);
     return null;
   }
 
@@ -387,4 +393,14 @@ export class Bridge {
     this.#lastIdent = now;
     this.#port.send({ type: 'IDENT', ts: now });
   }
+}
+
+/** A command in a log line: its op and arguments, a WiFi password never shown (SEC-1). */
+function commandText(command: Command): string {
+  const { op, ...args } = command as Command & { password?: string };
+  if ('password' in args) args.password = '***';
+  const text = Object.entries(args)
+    .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(' ');
+  return text ? `${op} ${text}` : op;
 }

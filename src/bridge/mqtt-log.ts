@@ -3,6 +3,9 @@
 // the same way, so it says why and lets the command line exit [SP-7.5].
 
 import type { LinkEvent } from '../meter-link/index.ts';
+
+/** Why a --broker URL cannot be used, or null (the command line's check before anything starts). */
+export { brokerUrlProblem } from '../meter-link/index.ts';
 import type { Logger } from '../serial/link.ts';
 
 export interface BrokerOptions {

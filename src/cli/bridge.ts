@@ -5,8 +5,9 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_BAUD } from '../../firmware-protocol/serial/frames.ts';
 import { Bridge } from '../bridge/bridge.ts';
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
+import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
-import { log, onSignals } from './log.ts';
+import { LOG_LEVEL_HELP, LOG_LEVEL_OPTIONS, log, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { positiveInt, usage } from './usage.ts';
 
 export const BRIDGE_HELP = `usage: meterstack bridge --serial <path> [flags]
@@ -27,7 +28,7 @@ login (wrong password, unknown device) ends the bridge with exit code 2 and the 
   --modbus <model>      poll a Modbus RTU meter instead (model: sdm120)
   --unit-id <n>         Modbus unit id (default ${SDM120_DEFAULTS.unitId})
   --poll-ms <n>         Modbus poll period in ms
-`;
+${LOG_LEVEL_HELP}`;
 
 const cli = usage('bridge', BRIDGE_HELP);
 const usageError = cli.error;
@@ -52,6 +53,7 @@ export async function runBridge(argv: string[]): Promise<void> {
         modbus: { type: 'string' },
         'unit-id': { type: 'string' },
         'poll-ms': { type: 'string' },
+        ...LOG_LEVEL_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -64,6 +66,9 @@ export async function runBridge(argv: string[]): Promise<void> {
     return;
   }
   const str = (k: string) => values[k] as string | undefined;
+  const level = logLevelOf(values);
+  if (typeof level === 'object') return usageError(level.error);
+  setLogLevel(level);
   const serial = str('serial');
   const username = str('username');
   const password = str('password') ?? process.env['METERSTACK_BRIDGE_PASSWORD'] ?? '';
@@ -72,6 +77,9 @@ export async function runBridge(argv: string[]): Promise<void> {
   // [SP-7.5] No default broker: one on :1883 may be a system Mosquitto, not meterstack.
   const url = str('broker') ?? process.env['METERSTACK_BROKER'];
   if (!url) return usageError('--broker (or METERSTACK_BROKER) is required: the meterstack broker URL');
+  // Checked here, not where the client opens: a TypeError from there was a stack trace, not a usage error.
+  const brokerProblem = brokerUrlProblem(url);
+  if (brokerProblem) return usageError(`--broker ${brokerProblem}`);
   const baud = intOption('baud', str('baud'), DEFAULT_BAUD);
   if (baud === null) return;
   const broker = { url, username, password };

@@ -13,6 +13,8 @@ import { createMeterClient } from '../mqtt/connect.ts';
 import { type Answer, Commands } from './commands.ts';
 import { type LinkEvent, refusedLogin, SERVER_UNAVAILABLE } from './events.ts';
 import { Outbox } from './outbox.ts';
+import { Backoff, type BackoffOptions, reconnectLater } from './reconnect.ts';
+import { watchService } from './service-watch.ts';
 
 export type MeterChannel = Exclude<Channel, 'cmd'>;
 
@@ -48,6 +50,10 @@ export interface MeterLinkOptions {
   retryUnavailableMs?: number;
   /** What availability says until setAvailable (default true): a bridge whose meter has not answered yet says false. */
   available?: boolean;
+  /** Retry a lost or failed connection after waits that double up to a cap, not every second (decision 171). */
+  backoff?: BackoffOptions;
+  /** [MC-12.2] Wait this long after each connection for the service announcement (events `service`, `service_missing`). */
+  awaitServiceMs?: number;
 }
 
 export class MeterLink {
@@ -58,6 +64,13 @@ export class MeterLink {
   #subscribed = false;
   #announced = false;
   #available = true;
+  /** [MC-6.8] Why availability says offline, when the adapter said. */
+  #offlineReason: string | undefined;
+  readonly #backoff: Backoff | null;
+  #retry: NodeJS.Timeout | null = null;
+  /** The last error of the present attempt, told with the retry; a refused CONNACK retries on its own. */
+  #attemptError: Error | null = null;
+  #connackRefused = false;
   #connecting: Promise<void> | null = null;
   #onAnnounce: (() => void) | null = null;
   #waiters: { below: number; resolve: () => void }[] = [];
@@ -71,6 +84,7 @@ export class MeterLink {
   constructor(opts: MeterLinkOptions) {
     this.#o = opts;
     this.#available = opts.available ?? true;
+    this.#backoff = opts.backoff ? new Backoff(opts.backoff) : null;
     this.#outbox = new Outbox({
       onOverflow: (dropped, droppedSoFar) => this.#emit({ type: 'overflow', dropped, droppedSoFar }),
     });
@@ -121,10 +135,16 @@ export class MeterLink {
       username: o.username,
       password: o.password,
       ...(o.connectTimeout === undefined ? {} : { connectTimeout: o.connectTimeout }),
+      ...(this.#backoff ? { reconnectPeriod: 0 } : {}), // the link retries itself (#retryLater)
     });
     this.#client = client;
-    client.on('connect', () => void this.#onConnect(client));
-    client.on('message', (_topic, payload, packet) => {
+    const cmdTopic = topicFor(o.deviceId, 'cmd');
+    client.on('connect', () => {
+      this.#backoff?.reset();
+      void this.#onConnect(client);
+    });
+    client.on('message', (topic, payload, packet) => {
+      if (topic !== cmdTopic) return; // [MC-12.2] the service announcement is service-watch.ts's
       if (packet.retain) return; // [MC-8.1] a retained command is ignored
       try {
         this.#commands.receive(payload);
@@ -141,6 +161,7 @@ export class MeterLink {
       this.#announced = false;
       this.#emit({ type: 'lost', ready, announced });
       this.#wake();
+      this.#retryLater(client);
     });
     const connecting = new Promise<void>((resolve) => {
       this.#onAnnounce = resolve;
@@ -176,10 +197,14 @@ export class MeterLink {
     return online;
   }
 
-  /** [MC-6.1] What availability says; published at once when announced. Telemetry waits while offline. */
-  setAvailable(online: boolean): void {
+  /**
+   * [MC-6.1] What availability says; published at once when announced. Telemetry waits while offline.
+   * `reason` [MC-6.8]: why it went offline, in the meter's words (e.g. "serial port closed").
+   */
+  setAvailable(online: boolean, reason?: string): void {
     if (online === this.#available) return;
     this.#available = online;
+    this.#offlineReason = online ? undefined : reason;
     if (this.#announced) void this.#publishAvailability();
     if (online) this.flush();
   }
@@ -269,8 +294,9 @@ export class MeterLink {
     this.publish('reply', replyToWire(id, reply));
   }
 
-  /** [MC-6.4] Goes offline on purpose: offline, then DISCONNECT (which discards the will). */
-  async close(opts: { drain?: boolean; goodbye?: boolean } = {}): Promise<void> {
+  /** [MC-6.4] Goes offline on purpose: offline (with `reason`, MC-6.8), then DISCONNECT (which discards the will). */
+  async close(opts: { drain?: boolean; goodbye?: boolean; reason?: string } = {}): Promise<void> {
+    this.#stopRetry();
     const client = this.#client;
     if (!client) return;
     if (opts.drain) await this.drained();
@@ -278,7 +304,8 @@ export class MeterLink {
     this.#subscribed = false;
     this.#announced = false;
     if (client.connected && (opts.goodbye ?? true)) {
-      const goodbye = encode('availability', { v: 1, online: false, ts: this.#o.now() });
+      const reason = opts.reason === undefined ? {} : { reason: opts.reason };
+      const goodbye = encode('availability', { v: 1, online: false, ts: this.#o.now(), ...reason });
       const topic = topicFor(this.#o.deviceId, 'availability');
       this.#o.onPublish?.(topic, JSON.parse(goodbye));
       await new Promise<void>((resolve) =>
@@ -291,6 +318,7 @@ export class MeterLink {
 
   /** The connection dies without DISCONNECT, so the broker fires the will [MC-6.2]; what was in flight is sent again later [MC-7.6]. */
   drop(): void {
+    this.#stopRetry();
     const client = this.#client;
     if (!client) return;
     this.#client = null;
@@ -334,6 +362,7 @@ export class MeterLink {
     if (this.#client !== client) return; // dropped meanwhile
     this.#subscribed = true;
     this.#emit({ type: 'ready' });
+    if (this.#o.awaitServiceMs !== undefined) watchService(client, this.#o.awaitServiceMs, (e) => this.#emit(e));
     try {
       await this.announce();
     } catch (error) {
@@ -344,8 +373,11 @@ export class MeterLink {
 
   #onError(client: MqttClient, error: Error & { code?: unknown }): void {
     this.lastError = error;
+    this.#attemptError = error;
     const refused = refusedLogin(error);
     const code = typeof error.code === 'number' ? error.code : undefined;
+    // A refused CONNACK is not #retryLater's: CONNACK 3 has its own 2 s below, a refused login none [SP-7.5].
+    if (code !== undefined) this.#connackRefused = true;
     if (!refused && code === SERVER_UNAVAILABLE) {
       // mqtt.js does not reconnect after a refused CONNACK; this refusal is the broker's own trouble.
       const ms = this.#o.retryUnavailableMs ?? 2_000;
@@ -358,8 +390,32 @@ export class MeterLink {
     this.#emit({ type: 'error', error, refused });
   }
 
+  /** With `backoff`: the next attempt after the connection `client` ended, unless the link let it go. */
+  #retryLater(client: MqttClient): void {
+    if (!this.#backoff || this.#client !== client || client.disconnecting) return;
+    if (this.#connackRefused) {
+      this.#connackRefused = false;
+      return;
+    }
+    if (this.#retry) return;
+    const inMs = this.#backoff.next();
+    const error = this.#attemptError;
+    this.#attemptError = null;
+    this.#emit({ type: 'retrying', inMs, error });
+    this.#retry = reconnectLater(client, inMs, () => {
+      this.#retry = null;
+      return this.#client === client;
+    });
+  }
+
+  #stopRetry(): void {
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = null;
+  }
+
   #publishAvailability(): Promise<void> {
-    const payload = { v: 1, online: this.#available, ts: this.#o.now() } as const;
+    const reason = !this.#available && this.#offlineReason ? { reason: this.#offlineReason } : {};
+    const payload = { v: 1, online: this.#available, ts: this.#o.now(), ...reason } as const;
     return new Promise((resolve) => this.publish('availability', payload, () => resolve()));
   }
 
