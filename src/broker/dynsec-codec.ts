@@ -7,6 +7,7 @@
 import {
   METER_PUBLISHES,
   METER_SUBSCRIBES,
+  SERVICE_TOPIC,
   TOPIC_ROOT,
   topicFor,
 } from '../../firmware-protocol/mqtt/topics.ts';
@@ -67,6 +68,8 @@ export function meterAcls(deviceId: string): Acl[] {
       topic: topicFor(deviceId, ch),
       allow: true,
     })),
+    // [MC-12.2] the service announcement, so a bridge knows it reached meterstack's broker
+    { acltype: 'subscribeLiteral' as const, topic: SERVICE_TOPIC, allow: true },
   ];
 }
 

@@ -42,7 +42,7 @@ describe('dynsec codec', () => {
     expect(decodeResponse('{"x":1}', 'r1')).toBeNull();
   });
 
-  it('gives a meter publish ACLs on its own five channels and a literal subscribe on its cmd [MC-2.1, MC-2.2]', () => {
+  it('gives a meter publish ACLs on its own five channels and a literal subscribe on its cmd and the service announcement [MC-2.1, MC-2.2, MC-12.2]', () => {
     expect(meterAcls('M1')).toEqual([
       { acltype: 'publishClientSend', topic: 'meterstack/v1/M1/info', allow: true },
       { acltype: 'publishClientSend', topic: 'meterstack/v1/M1/state', allow: true },
@@ -50,6 +50,7 @@ describe('dynsec codec', () => {
       { acltype: 'publishClientSend', topic: 'meterstack/v1/M1/telemetry', allow: true },
       { acltype: 'publishClientSend', topic: 'meterstack/v1/M1/reply', allow: true },
       { acltype: 'subscribeLiteral', topic: 'meterstack/v1/M1/cmd', allow: true },
+      { acltype: 'subscribeLiteral', topic: 'meterstack/v1/service', allow: true },
     ]);
   });
 });

@@ -18,6 +18,9 @@ import { watchService } from './service-watch.ts';
 
 export type MeterChannel = Exclude<Channel, 'cmd'>;
 
+/** [MC-6.8] An offline's `reason` is at most this long. */
+const MAX_REASON = 200;
+
 export interface MeterLinkOptions {
   url: string;
   /** The device id: client id, topics [MC-1] and, by default, the username [MC-2.5]. */
@@ -204,7 +207,7 @@ export class MeterLink {
   setAvailable(online: boolean, reason?: string): void {
     if (online === this.#available) return;
     this.#available = online;
-    this.#offlineReason = online ? undefined : reason;
+    this.#offlineReason = online || !reason ? undefined : reason.slice(0, MAX_REASON);
     if (this.#announced) void this.#publishAvailability();
     if (online) this.flush();
   }
@@ -304,7 +307,7 @@ export class MeterLink {
     this.#subscribed = false;
     this.#announced = false;
     if (client.connected && (opts.goodbye ?? true)) {
-      const reason = opts.reason === undefined ? {} : { reason: opts.reason };
+      const reason = opts.reason ? { reason: opts.reason.slice(0, MAX_REASON) } : {};
       const goodbye = encode('availability', { v: 1, online: false, ts: this.#o.now(), ...reason });
       const topic = topicFor(this.#o.deviceId, 'availability');
       this.#o.onPublish?.(topic, JSON.parse(goodbye));
@@ -362,7 +365,8 @@ export class MeterLink {
     if (this.#client !== client) return; // dropped meanwhile
     this.#subscribed = true;
     this.#emit({ type: 'ready' });
-    if (this.#o.awaitServiceMs !== undefined) watchService(client, this.#o.awaitServiceMs, (e) => this.#emit(e));
+    if (this.#o.awaitServiceMs !== undefined)
+      watchService(client, this.#o.awaitServiceMs, (e) => this.#emit(e));
     try {
       await this.announce();
     } catch (error) {
