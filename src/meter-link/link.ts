@@ -315,7 +315,9 @@ export class MeterLink {
         client.publish(topic, goodbye, PUBLISH_OPTIONS.availability, () => resolve()),
       );
     }
-    await client.endAsync();
+    // Not connected: forced, since a non-forced end waits for unacknowledged packets that, with no
+    // reconnection left to send them again, would never be acknowledged.
+    await client.endAsync(!client.connected);
     this.#wake();
   }
 
