@@ -68,10 +68,16 @@ export function meterAcls(deviceId: string): Acl[] {
       topic: topicFor(deviceId, ch),
       allow: true,
     })),
-    // [MC-12.2] the service announcement, so a bridge knows it reached meterstack's broker
-    { acltype: 'subscribeLiteral' as const, topic: SERVICE_TOPIC, allow: true },
+    SERVICE_ANNOUNCEMENT_ACL,
   ];
 }
+
+/** [MC-12.2] A meter may subscribe to the service announcement, so a bridge knows whose broker it reached. */
+export const SERVICE_ANNOUNCEMENT_ACL: Acl = {
+  acltype: 'subscribeLiteral',
+  topic: SERVICE_TOPIC,
+  allow: true,
+};
 
 /**
  * [MC-2.3, MC-2.4] The service publishes commands and clears retained topics, and hears every meter;
@@ -99,6 +105,7 @@ export function watchAcls(): Acl[] {
 export const commands = {
   createRole: (rolename: string, acls: Acl[]): DynsecCommand => ({ command: 'createRole', rolename, acls }),
   deleteRole: (rolename: string): DynsecCommand => ({ command: 'deleteRole', rolename }),
+  addRoleACL: (rolename: string, acl: Acl): DynsecCommand => ({ command: 'addRoleACL', rolename, ...acl }),
   /** `clientid` pins the client id the login must connect with [MQTT-3.1.3-9] (no kicking another off). */
   createClient: (c: {
     username: string;

@@ -92,6 +92,20 @@ describe.skipIf(skipWithoutMosquitto)('dynsec client against Mosquitto 2', () =>
     expect(await subscribe(m2, '#')).toBe(128);
   });
 
+  it('[MC-12.2] a meter may subscribe to the service announcement, also when an earlier build made its role', async () => {
+    await dynsec.addMeter('M5', 's5');
+    const m5 = await clients.connect({ clientId: 'M5', username: 'M5', password: 's5' });
+    expect(await subscribe(m5, 'meterstack/v1/service')).toBe(1);
+    expect(await subscribe(m5, 'meterstack/v1/+')).toBe(128);
+    // A role as the build before MC-12 made it: its own topics only.
+    const before = meterAcls('M6').filter((a) => a.topic !== 'meterstack/v1/service');
+    await dynsec.must(commands.createRole(meterRoleName('M6'), before));
+    await dynsec.addMeter('M6', 's6', { restore: true });
+    await dynsec.addMeter('M6', 's6', { restore: true }); // the next restart: already there
+    const m6 = await clients.connect({ clientId: 'M6', username: 'M6', password: 's6' });
+    expect(await subscribe(m6, 'meterstack/v1/service')).toBe(1);
+  });
+
   it('is idempotent: adding a meter again sets its new password, restoring leaves it; removing takes the login away', async () => {
     await dynsec.addMeter('M4', 'old');
     await dynsec.addMeter('M4', 'new');

@@ -7,6 +7,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Aedes } from 'aedes';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Bridge } from '../../src/bridge/bridge.ts';
+import { skipWithoutMosquitto, startMosquitto } from '../helpers/mosquitto.ts';
+import { newAccount, provision, startTestService } from '../helpers/service.ts';
 import { CliProcess, until } from './helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -100,3 +102,25 @@ describe('issue 20: which broker the bridge reached', () => {
     expect(about).toHaveLength(2);
   });
 });
+
+describe.skipIf(skipWithoutMosquitto)(
+  '[MC-12.1] on an external Mosquitto whose logins meterstack keeps (dynsec)',
+  () => {
+    it('the service announces itself there too, and the bridge says it reached meterstack', async () => {
+      const mosquitto = await startMosquitto();
+      cleanups.push(() => mosquitto.stop());
+      const t = await startTestService({ broker: mosquitto.brokerUrl, demo: false });
+      cleanups.push(() => t.close());
+      const { account_id } = await newAccount(t.sim);
+      const ext = await provision(t.sim, { account_id, external: true, device_id: 'MTR-DYNSEC-1' });
+      const bridge = new CliProcess([
+        'bridge',
+        ...['--serial', '/nonexistent/tty', '--broker', ext.mqtt.url],
+        ...['--username', ext.mqtt.username, '--password', ext.mqtt.password],
+      ]);
+      cleanups.push(() => bridge.stop());
+      await until(() => bridge.output.includes('connected to meterstack'), 15_000, 'the announcement');
+      expect(bridge.output).toContain(`at ${ext.mqtt.url} (HTTP ${t.svc.httpUrl})`);
+    });
+  },
+);
