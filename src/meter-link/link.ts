@@ -13,7 +13,7 @@ import { createMeterClient } from '../mqtt/connect.ts';
 import { type Answer, Commands } from './commands.ts';
 import { type LinkEvent, refusedLogin, SERVER_UNAVAILABLE } from './events.ts';
 import { Outbox } from './outbox.ts';
-import { Backoff, type BackoffOptions, reconnectLater } from './reconnect.ts';
+import { type BackoffOptions, Retries } from './reconnect.ts';
 import { watchService } from './service-watch.ts';
 
 export type MeterChannel = Exclude<Channel, 'cmd'>;
@@ -69,11 +69,8 @@ export class MeterLink {
   #available = true;
   /** [MC-6.8] Why availability says offline, when the adapter said. */
   #offlineReason: string | undefined;
-  readonly #backoff: Backoff | null;
-  #retry: NodeJS.Timeout | null = null;
-  /** The last error of the present attempt, told with the retry; a refused CONNACK retries on its own. */
-  #attemptError: Error | null = null;
-  #connackRefused = false;
+  /** With `backoff`: the link's own retries (mqtt.js' are off). */
+  readonly #retries: Retries | null;
   #connecting: Promise<void> | null = null;
   #onAnnounce: (() => void) | null = null;
   #waiters: { below: number; resolve: () => void }[] = [];
@@ -87,7 +84,7 @@ export class MeterLink {
   constructor(opts: MeterLinkOptions) {
     this.#o = opts;
     this.#available = opts.available ?? true;
-    this.#backoff = opts.backoff ? new Backoff(opts.backoff) : null;
+    this.#retries = opts.backoff ? new Retries(opts.backoff, (e) => this.#emit(e)) : null;
     this.#outbox = new Outbox({
       onOverflow: (dropped, droppedSoFar) => this.#emit({ type: 'overflow', dropped, droppedSoFar }),
     });
@@ -138,12 +135,12 @@ export class MeterLink {
       username: o.username,
       password: o.password,
       ...(o.connectTimeout === undefined ? {} : { connectTimeout: o.connectTimeout }),
-      ...(this.#backoff ? { reconnectPeriod: 0 } : {}), // the link retries itself (#retryLater)
+      ...(this.#retries ? { reconnectPeriod: 0 } : {}), // the link retries itself (Retries)
     });
     this.#client = client;
     const cmdTopic = topicFor(o.deviceId, 'cmd');
     client.on('connect', () => {
-      this.#backoff?.reset();
+      this.#retries?.connected();
       void this.#onConnect(client);
     });
     client.on('message', (topic, payload, packet) => {
@@ -164,7 +161,7 @@ export class MeterLink {
       this.#announced = false;
       this.#emit({ type: 'lost', ready, announced });
       this.#wake();
-      this.#retryLater(client);
+      this.#retries?.closed(client, () => this.#client === client);
     });
     const connecting = new Promise<void>((resolve) => {
       this.#onAnnounce = resolve;
@@ -299,7 +296,7 @@ export class MeterLink {
 
   /** [MC-6.4] Goes offline on purpose: offline (with `reason`, MC-6.8), then DISCONNECT (which discards the will). */
   async close(opts: { drain?: boolean; goodbye?: boolean; reason?: string } = {}): Promise<void> {
-    this.#stopRetry();
+    this.#retries?.stop();
     const client = this.#client;
     if (!client) return;
     if (opts.drain) await this.drained();
@@ -323,7 +320,7 @@ export class MeterLink {
 
   /** The connection dies without DISCONNECT, so the broker fires the will [MC-6.2]; what was in flight is sent again later [MC-7.6]. */
   drop(): void {
-    this.#stopRetry();
+    this.#retries?.stop();
     const client = this.#client;
     if (!client) return;
     this.#client = null;
@@ -379,11 +376,9 @@ export class MeterLink {
 
   #onError(client: MqttClient, error: Error & { code?: unknown }): void {
     this.lastError = error;
-    this.#attemptError = error;
     const refused = refusedLogin(error);
     const code = typeof error.code === 'number' ? error.code : undefined;
-    // A refused CONNACK is not #retryLater's: CONNACK 3 has its own 2 s below, a refused login none [SP-7.5].
-    if (code !== undefined) this.#connackRefused = true;
+    this.#retries?.failed(error, code !== undefined);
     if (!refused && code === SERVER_UNAVAILABLE) {
       // mqtt.js does not reconnect after a refused CONNACK; this refusal is the broker's own trouble.
       const ms = this.#o.retryUnavailableMs ?? 2_000;
@@ -394,29 +389,6 @@ export class MeterLink {
       return;
     }
     this.#emit({ type: 'error', error, refused });
-  }
-
-  /** With `backoff`: the next attempt after the connection `client` ended, unless the link let it go. */
-  #retryLater(client: MqttClient): void {
-    if (!this.#backoff || this.#client !== client || client.disconnecting) return;
-    if (this.#connackRefused) {
-      this.#connackRefused = false;
-      return;
-    }
-    if (this.#retry) return;
-    const inMs = this.#backoff.next();
-    const error = this.#attemptError;
-    this.#attemptError = null;
-    this.#emit({ type: 'retrying', inMs, error });
-    this.#retry = reconnectLater(client, inMs, () => {
-      this.#retry = null;
-      return this.#client === client;
-    });
-  }
-
-  #stopRetry(): void {
-    if (this.#retry) clearTimeout(this.#retry);
-    this.#retry = null;
   }
 
   #publishAvailability(): Promise<void> {
