@@ -11,9 +11,9 @@ import {
   type ReplyData,
   type ReplyDataOp,
   type ReplyErrorCode,
+  type ReplyPayload,
   type ServiceAnnouncement,
   ServiceAnnouncementSchema,
-  type ReplyPayload,
   type StatePayload,
   type TelemetryPayload,
 } from './schemas.ts';

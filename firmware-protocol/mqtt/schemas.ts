@@ -133,7 +133,7 @@ export const AvailabilitySchema = z.object({
     .min(1)
     .max(200)
     .optional()
-    .describe('[MC-6.8] why an offline came, in the meter\'s words; older receivers ignore it'),
+    .describe("[MC-6.8] why an offline came, in the meter's words; older receivers ignore it"),
 });
 
 // ---- the service announcement [MC-12] ----
@@ -142,7 +142,7 @@ export const AvailabilitySchema = z.object({
 export const ServiceAnnouncementSchema = z.object({
   v: V,
   name: z.literal('meterstack'),
-  version: z.string().min(1).max(64).describe('the service\'s version'),
+  version: z.string().min(1).max(64).describe("the service's version"),
   http: z.string().min(1).max(512).optional().describe('the URL of its HTTP API'),
 });
 export type ServiceAnnouncement = z.infer<typeof ServiceAnnouncementSchema>;

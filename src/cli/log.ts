@@ -1,9 +1,8 @@
 // The log line format of long-running commands: ISO time, level, message; info and debug to stdout, the
 // rest to stderr. `--log-level` (`--verbose` = debug) sets the lowest level written (setLogLevel).
 
-import { LOG_LEVELS, type LogLevel } from '../log/types.ts';
-
 import { secretRedactor } from '../log/redact.ts';
+import { LOG_LEVELS, type LogLevel } from '../log/types.ts';
 
 export type { LogLevel };
 
@@ -27,7 +26,10 @@ export function log(level: LogLevel, msg: string): void {
  * `--log-level <level>` and `--verbose` (= debug), as `bridge` and `meter` take them: the level, or the
  * reason it is not one (a usage error).
  */
-export function logLevelOf(values: { 'log-level'?: unknown; verbose?: unknown }): LogLevel | { error: string } {
+export function logLevelOf(values: {
+  'log-level'?: unknown;
+  verbose?: unknown;
+}): LogLevel | { error: string } {
   const given = values['log-level'];
   if (given === undefined) return values.verbose ? 'debug' : 'info';
   if (!LOG_LEVELS.includes(given as LogLevel)) {
