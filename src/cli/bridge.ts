@@ -7,28 +7,30 @@ import { Bridge } from '../bridge/bridge.ts';
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
-import { LOG_LEVEL_HELP, LOG_LEVEL_OPTIONS, log, logLevelOf, onSignals, setLogLevel } from './log.ts';
+import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { positiveInt, usage } from './usage.ts';
 
 export const BRIDGE_HELP = `usage: meterstack bridge --serial <path> [flags]
 
 Connects one meter on a serial port to the MQTT broker, speaking the line protocol of
 firmware-protocol/serial/PROTOCOL.md (or Modbus RTU with --modbus). Runs until stopped (Ctrl-C):
-the serial port and the broker are reopened whenever they go away. A broker that refuses the
-login (wrong password, unknown device) ends the bridge with exit code 2 and the reason.
+the serial port and the broker are reopened whenever they go away (the broker after 1 s, 2 s, 4 s
+... at most every 30 s). It says "connected to meterstack" once the service's announcement came
+(CONTRACT.md MC-12), and warns when the broker it reached is not meterstack. A broker that refuses
+the login (wrong password, unknown device) ends the bridge with exit code 2 and the reason.
 
   --serial <path>       serial device, e.g. /dev/ttyUSB0 (required)
   --baud <n>            baud rate (default ${DEFAULT_BAUD}, or ${SDM120_DEFAULTS.baud} with --modbus; 8N1)
-  --broker <url>        the meterstack MQTT broker, e.g. mqtt://127.0.0.1:1883 (required, or
-                        METERSTACK_BROKER): no default, so a bridge never reports a meter online
-                        through whatever other broker happens to listen on :1883
+  --broker <url>        the meterstack MQTT broker, mqtt://host:port as \`npm start\` prints it
+                        (required, or METERSTACK_BROKER): no default, so a bridge never reports a
+                        meter online through whatever other broker happens to listen on :1883
   --username <id>       the meter's MQTT username = its device id (required)
   --password <secret>   the meter's MQTT password (or METERSTACK_BRIDGE_PASSWORD)
   --record <file>       append the session to <file> as JSON Lines (PROTOCOL.md SP-9)
   --modbus <model>      poll a Modbus RTU meter instead (model: sdm120)
   --unit-id <n>         Modbus unit id (default ${SDM120_DEFAULTS.unitId})
   --poll-ms <n>         Modbus poll period in ms
-${LOG_LEVEL_HELP}`;
+${logLevelHelp(24)}`;
 
 const cli = usage('bridge', BRIDGE_HELP);
 const usageError = cli.error;

@@ -44,10 +44,13 @@ export const LOG_LEVEL_OPTIONS = {
   verbose: { type: 'boolean', short: 'v' },
 } as const;
 
-/** The help lines of the two flags. */
-export const LOG_LEVEL_HELP = `  --log-level <level>   debug|info|warn|error (default info); debug adds every serial line and MQTT step
-  --verbose             the same as --log-level debug
-`;
+/** The help lines of the two flags, their text starting at column `column` as the command's others. */
+export function logLevelHelp(column: number): string {
+  return (
+    `${'  --log-level <level>'.padEnd(column)}debug|info|warn|error (default info); debug: every serial line\n` +
+    `${'  --verbose'.padEnd(column)}the same as --log-level debug\n`
+  );
+}
 
 /** Runs `stop` once on SIGINT or SIGTERM, then lets the process end. */
 export function onSignals(stop: (signal: string) => Promise<void>): void {

@@ -45,6 +45,7 @@ describe.skipIf(skipWithoutSocat)('serial meter -> bridge -> service, over a soc
       'meter',
       ...['--serial', pty.a, '--device', serialId, '--model', 'full', '--balance', '5000'],
       ...['--load-watts', '1000', '--telemetry-period-s', '1', '--keepalive-s', '1'],
+      '--verbose', // issue 20 §4: every serial line at debug
     ]);
     bridge = new CliProcess([
       'bridge',
@@ -60,6 +61,12 @@ describe.skipIf(skipWithoutSocat)('serial meter -> bridge -> service, over a soc
       new RegExp(`connected to meterstack \\S+ at mqtt://127\\.0\\.0\\.1:\\d+ \\(HTTP ${t.svc.httpUrl}\\)`),
     );
     expect(bridge.output).not.toMatch(/is not meterstack/);
+  });
+
+  it('--verbose shows every serial line at debug; without it (the bridge) no debug line is written', () => {
+    expect(meter.output).toMatch(/debug serial > HELLO .*device_id=MTR-SERIAL-1/);
+    expect(meter.output).toMatch(/debug serial < IDENT /);
+    expect(bridge.output).not.toMatch(/ debug /);
   });
 
   afterAll(async () => {
