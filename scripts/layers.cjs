@@ -23,7 +23,11 @@ const TABLE = [
   ['console', '^src/console/', 'http package-root'],
   ['extensions', '^src/extensions/', 'events store log time'],
   ['app', '^src/app\\.ts$', 'console sim-api api http world events'],
-  ['service', '^src/service\\.ts$', 'app extensions api http world broker events store simulator log net'],
+  [
+    'service',
+    '^src/service\\.ts$',
+    'app extensions api http world broker events store simulator log net package-root',
+  ],
   [
     'api-instance',
     '^src/api-instance/',

@@ -8,6 +8,7 @@ import { connectRateLimitRedis } from './api/v2/shared-limit.ts';
 import { buildHttpApp } from './app.ts';
 import { type BrokerLogins, connectExternalBroker } from './broker/external.ts';
 import { type Broker, type BrokerLimits, DEFAULT_BROKER_LIMITS, startBroker } from './broker/index.ts';
+import { announceService } from './broker/service-announcement.ts';
 import { embeddedServiceBroker, type ServiceBroker } from './broker/service-broker.ts';
 import { EventBus } from './events/bus.ts';
 import { Metrics } from './events/metrics.ts';
@@ -20,6 +21,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.ts';
 import { secretRedactor, secretsOf } from './log/redact.ts';
 import { fitCaps, openFilesLimit, RESERVED_FDS } from './net/fd-limit.ts';
 import { listenHttp } from './net/listen.ts';
+import { packageVersion } from './package-root.ts';
 import { openStore } from './store/index.ts';
 import { isPostgresUrl } from './store/postgres/url.ts';
 import type { Store } from './store/types.ts';
@@ -308,6 +310,17 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     log,
   });
   await lease.describe({ httpUrl, mqttUrl: meterBroker.url });
+  // [MC-12.1] Once HTTP answers: a bridge that sees this knows it reached meterstack, and where its API is.
+  try {
+    await announceService(meterBroker, {
+      v: 1,
+      name: 'meterstack',
+      version: packageVersion(),
+      http: httpUrl,
+    });
+  } catch (err) {
+    log('warn', `MQTT: could not publish the service announcement [MC-12.1]: ${(err as Error).message}`);
+  }
 
   let closing: Promise<void> | null = null;
   running = {

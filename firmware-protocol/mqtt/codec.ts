@@ -12,6 +12,8 @@ import {
   type ReplyDataOp,
   type ReplyErrorCode,
   type ReplyPayload,
+  type ServiceAnnouncement,
+  ServiceAnnouncementSchema,
   type StatePayload,
   type TelemetryPayload,
 } from './schemas.ts';
@@ -76,6 +78,15 @@ export function validate<C extends Channel>(
 export function decode<C extends Channel>(channel: C, payload: Buffer | string): DecodeResult<PayloadOf<C>> {
   const parsed = parseObject(payload);
   return parsed.ok ? validate(channel, parsed.value) : parsed;
+}
+
+/** [MC-12.1] The service announcement, or why it is not one (then the broker is not meterstack's). */
+export function decodeServiceAnnouncement(payload: Buffer | string): DecodeResult<ServiceAnnouncement> {
+  const parsed = parseObject(payload);
+  if (!parsed.ok) return parsed;
+  const result = ServiceAnnouncementSchema.safeParse(parsed.value);
+  if (result.success) return { ok: true, value: result.data };
+  return fail('MC-12.1', formatIssues(result.error.issues, parsed.value, 'service'));
 }
 
 /**

@@ -1,8 +1,8 @@
 // CONTRACT.md is checked like code: its examples decode, and every rule cited anywhere is defined in it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeMessage } from './codec.ts';
-import { PUBLISH_OPTIONS } from './topics.ts';
+import { decodeMessage, decodeServiceAnnouncement } from './codec.ts';
+import { PUBLISH_OPTIONS, SERVICE_TOPIC } from './topics.ts';
 
 const read = (name: string) => readFileSync(new URL(name, import.meta.url), 'utf8');
 const contract = read('CONTRACT.md');
@@ -15,6 +15,12 @@ const examples = [...contract.matchAll(/```mqtt\n(.*)\n([\s\S]*?)```/g)].map((m)
 describe('CONTRACT.md', () => {
   it.each(examples.map((e) => [e.head, e] as const))('example on %s decodes', (_head, { head, payload }) => {
     const [topic, ...flags] = head.split(' ');
+    if (topic === SERVICE_TOPIC) {
+      // [MC-12.1] the one topic outside MC-1.1's four levels: retained, QoS 1
+      expect(decodeServiceAnnouncement(payload)).toMatchObject({ ok: true });
+      expect(flags).toEqual(['retain', 'qos1']);
+      return;
+    }
     const result = decodeMessage(topic!, payload);
     expect(result).toMatchObject({ ok: true });
     if (!result.ok) return;
@@ -23,7 +29,9 @@ describe('CONTRACT.md', () => {
   });
 
   it('has an example on every channel', () => {
-    const channels = new Set(examples.map((e) => e.head.split(' ')[0]!.split('/')[3]));
+    const channels = new Set(
+      examples.map((e) => e.head.split(' ')[0]!.split('/')[3]).filter((c) => c !== undefined),
+    );
     expect([...channels].sort()).toEqual(['availability', 'cmd', 'info', 'reply', 'state', 'telemetry']);
   });
 

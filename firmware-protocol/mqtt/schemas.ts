@@ -128,7 +128,24 @@ export const AvailabilitySchema = z.object({
   v: V,
   online: z.boolean(),
   ts: Ts.optional().describe('[MC-6.2] absent in the will message'),
+  reason: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("[MC-6.8] why an offline came, in the meter's words; older receivers ignore it"),
 });
+
+// ---- the service announcement [MC-12] ----
+
+/** [MC-12.1] What the service says of itself on `meterstack/v1/service`, retained. */
+export const ServiceAnnouncementSchema = z.object({
+  v: V,
+  name: z.literal('meterstack'),
+  version: z.string().min(1).max(64).describe("the service's version"),
+  http: z.string().min(1).max(512).optional().describe('the URL of its HTTP API'),
+});
+export type ServiceAnnouncement = z.infer<typeof ServiceAnnouncementSchema>;
 
 // ---- telemetry [MC-7] ----
 

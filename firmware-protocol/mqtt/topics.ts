@@ -28,6 +28,12 @@ export function parseTopic(topic: string): ParsedTopic | null {
   return { deviceId, channel };
 }
 
+/**
+ * [MC-12.1] Where the service announces itself, retained: the one topic outside MC-1.1's four levels, so
+ * no device's topic can be it. [MC-12.2] A meter may subscribe to it, exactly as spelled here.
+ */
+export const SERVICE_TOPIC = `${TOPIC_ROOT}/service`;
+
 /** Channels a meter publishes on (its own id only) [MC-2.1]. */
 export const METER_PUBLISHES: readonly Channel[] = ['info', 'state', 'availability', 'telemetry', 'reply'];
 /** Channels a meter subscribes to (its own id only) [MC-2.2]. */

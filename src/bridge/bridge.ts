@@ -9,7 +9,7 @@ import type { ProtocolError } from '../../firmware-protocol/serial/codec.ts';
 import type { Frame } from '../../firmware-protocol/serial/frames.ts';
 import { DEFAULT_KEEPALIVE_S, SILENCE_PERIODS } from '../../firmware-protocol/serial/frames.ts';
 import { commandLineProblem } from '../../firmware-protocol/serial/sizes.ts';
-import { MeterLink } from '../meter-link/index.ts';
+import { type BackoffOptions, BRIDGE_BACKOFF, MeterLink, SERVICE_WAIT_MS } from '../meter-link/index.ts';
 import { LinePort } from '../serial/line-port.ts';
 import type { Logger } from '../serial/link.ts';
 import type { Recorder } from '../serial/recorder.ts';
@@ -38,6 +38,10 @@ export interface BridgeOptions {
   now?: () => number;
   /** [SP-7.5] The broker refused the login for good; the command line exits 2. */
   onFatal?: (reason: string) => void;
+  /** Reconnection waits (default 1 s doubling to 30 s, decision 171; shorter in tests). */
+  reconnect?: BackoffOptions;
+  /** [MC-12.2] How long to wait for the service announcement after connecting (default 3 s). */
+  awaitServiceMs?: number;
 }
 
 export interface BridgeStats {
@@ -117,6 +121,8 @@ export class Bridge {
       deviceId: username,
       password,
       connectTimeout: 5_000,
+      backoff: opts.reconnect ?? BRIDGE_BACKOFF,
+      awaitServiceMs: opts.awaitServiceMs ?? SERVICE_WAIT_MS,
       now: this.#now,
       // [MC-6.3] announced once both sides are ready: the meter identified (HELLO, STATE) and MQTT up.
       info: () => (this.#up && this.#state ? (this.#hello?.info ?? null) : null),
@@ -174,7 +180,7 @@ export class Bridge {
     if (this.#identRetry) clearInterval(this.#identRetry);
     this.#commands.clear();
     await this.#port.link.close();
-    await this.#mqtt.close();
+    await this.#mqtt.close({ reason: 'the bridge stopped' }); // [MC-6.8]
     await this.#opts.recorder?.close();
   }
 
@@ -312,6 +318,10 @@ export class Bridge {
       return;
     }
     const reply = replyOf(frame);
+    this.#opts.log(
+      frame.type === 'ACK' ? 'info' : 'warn',
+      `cmd ${frame.id}: meter answered ${frame.type === 'ACK' ? 'ACK' : `NAK ${frame.code}: ${frame.msg}`}`,
+    );
     if (!reply.ok) {
       this.#refuse('rejected', reply.error.rule, reply.error.message);
       return;
@@ -336,6 +346,8 @@ export class Bridge {
     }
     if (!this.#port.send(frame)) return { code: 'busy', message: 'meter link down' };
     this.#commands.add({ seq, id, op: frame.op, from: 'service' });
+    // A command crossing the bridge is a thing an operator looks for in the log (a relay that moved).
+    this.#opts.log('info', `cmd ${id}: ${commandText(command)} -> meter (CMD seq=${seq})`);
     return null;
   }
 
@@ -365,7 +377,7 @@ export class Bridge {
     this.#up = false;
     this.#opts.recorder?.write({ dir: 'link', event: 'down', reason });
     this.#opts.log('warn', `meter ${this.#opts.broker.username}: link down: ${reason}; offline`);
-    this.#mqtt.setAvailable(false); // offline at once when announced
+    this.#mqtt.setAvailable(false, reason); // offline at once when announced, saying why [MC-6.8]
   }
 
   #touch(): void {
@@ -387,4 +399,14 @@ export class Bridge {
     this.#lastIdent = now;
     this.#port.send({ type: 'IDENT', ts: now });
   }
+}
+
+/** A command in a log line: its op and arguments, a WiFi password never shown (SEC-1). */
+function commandText(command: Command): string {
+  const { op, ...args } = command as Command & { password?: string };
+  if ('password' in args) args.password = '***';
+  const text = Object.entries(args)
+    .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(' ');
+  return text ? `${op} ${text}` : op;
 }

@@ -22,7 +22,16 @@ const err = (message: string, code?: number) => Object.assign(new Error(message)
 
 describe('[SP-7.5] the serial bridge’s MQTT log lines', () => {
   it.each<[string, LinkEvent, string[]]>([
-    ['ready', { type: 'ready' }, ['info mqtt mqtt://127.0.0.1:1883: connected as MTR-1']],
+    [
+      'ready [MC-12.2]',
+      { type: 'ready' },
+      ['info mqtt mqtt://127.0.0.1:1883: login accepted as MTR-1; checking it is meterstack [MC-12.2]'],
+    ],
+    [
+      'the service announcement [MC-12.2]',
+      { type: 'service', announcement: { v: 1, name: 'meterstack', version: '1.2.3', http: 'http://h:1' } },
+      ['info connected to meterstack 1.2.3 at mqtt://127.0.0.1:1883 (HTTP http://h:1)'],
+    ],
     [
       'lost once ready',
       { type: 'lost', ready: true, announced: true },
@@ -30,9 +39,14 @@ describe('[SP-7.5] the serial bridge’s MQTT log lines', () => {
     ],
     ['lost before ready', { type: 'lost', ready: false, announced: false }, []],
     [
-      'a passing error',
+      'a passing error, told with its retry',
       { type: 'error', error: err('ECONNREFUSED'), refused: null },
-      ['warn mqtt mqtt://127.0.0.1:1883: ECONNREFUSED; retrying every second'],
+      ['debug mqtt mqtt://127.0.0.1:1883: ECONNREFUSED'],
+    ],
+    [
+      'a retry',
+      { type: 'retrying', inMs: 4000, error: err('ECONNREFUSED') },
+      ['warn mqtt mqtt://127.0.0.1:1883: ECONNREFUSED; retrying in 4 s, then less often'],
     ],
     [
       'CONNACK 3',
@@ -71,5 +85,29 @@ describe('[SP-7.5] the serial bridge’s MQTT log lines', () => {
   it('a handler that threw is logged with its stack [SP-6.1]', () => {
     const [line] = run([{ type: 'command_failed', error: err('boom') }]).lines;
     expect(line).toMatch(/^error mqtt: handling a cmd failed: Error: boom\n/);
+  });
+
+  it('retries that fail alike are one line, then their sum once connected (decision 171)', () => {
+    const retry = (inMs: number): LinkEvent => ({
+      type: 'retrying',
+      inMs,
+      error: err('connect ECONNREFUSED'),
+    });
+    const r = run([retry(1000), retry(2000), retry(4000), { type: 'ready' }]);
+    expect(r.lines[0]).toBe(
+      'warn mqtt mqtt://127.0.0.1:1883: connect ECONNREFUSED; retrying in 1 s, then less often',
+    );
+    expect(r.lines[1]).toMatch(
+      /^warn mqtt mqtt:\/\/127\.0\.0\.1:1883: connect ECONNREFUSED \(repeated 2 times in \d+ s\)$/,
+    );
+    expect(r.lines[2]).toMatch(/login accepted as MTR-1/);
+    expect(r.lines).toHaveLength(3);
+  });
+
+  it('[MC-12.2] a broker without the announcement is named as not meterstack', () => {
+    const [line] = run([{ type: 'service_missing', topic: 'meterstack/v1/service', waitedMs: 3000 }]).lines;
+    expect(line).toMatch(
+      /^warn mqtt:\/\/127\.0\.0\.1:1883 accepted the connection but is not meterstack: no service announcement on meterstack\/v1\/service within 3 s/,
+    );
   });
 });

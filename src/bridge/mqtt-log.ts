@@ -3,7 +3,12 @@
 // the same way, so it says why and lets the command line exit [SP-7.5].
 
 import type { LinkEvent } from '../meter-link/index.ts';
+
+/** Why a --broker URL cannot be used, or null (the command line's check before anything starts). */
+export { brokerUrlProblem } from '../meter-link/index.ts';
+
 import type { Logger } from '../serial/link.ts';
+import { RepeatedLines } from './repeats.ts';
 
 export interface BrokerOptions {
   url: string;
@@ -21,17 +26,37 @@ export interface MqttLogHooks {
 
 export function mqttLog(broker: BrokerOptions, log: Logger, hooks: MqttLogHooks): (event: LinkEvent) => void {
   const { url, username } = broker;
+  // While the broker is down every attempt fails alike: one line, then their sum (decision 171).
+  const attempts = new RepeatedLines(log);
   return (event) => {
     switch (event.type) {
       case 'ready':
-        return log('info', `mqtt ${url}: connected as ${username}`);
+        attempts.flush();
+        // Not "connected": any broker on the port may accept a login; the announcement says whose it is.
+        return log('info', `mqtt ${url}: login accepted as ${username}; checking it is meterstack [MC-12.2]`);
+      case 'service': {
+        const { version, http } = event.announcement;
+        return log('info', `connected to meterstack ${version} at ${url}${http ? ` (HTTP ${http})` : ''}`);
+      }
+      case 'service_missing':
+        return log(
+          'warn',
+          `${url} accepted the connection but is not meterstack: no service announcement on ${event.topic} ` +
+            `within ${event.waitedMs / 1000} s [MC-12.2]. Another broker holds that port? \`npm start\` ` +
+            'prints the bridge line with the broker meterstack really listens on',
+        );
       case 'announced':
         return hooks.online();
       case 'lost':
         if (event.ready) log('warn', `mqtt ${url}: connection lost; reconnecting`);
         return;
+      case 'retrying': {
+        const what = `mqtt ${url}: ${event.error?.message ?? 'connection closed'}`;
+        return attempts.note('warn', what, `${what}; retrying in ${seconds(event.inMs)}, then less often`);
+      }
       case 'error': {
-        if (!event.refused) return log('warn', `mqtt ${url}: ${event.error.message}; retrying every second`);
+        // A passing error (the broker is down) is told with its retry ('retrying').
+        if (!event.refused) return log('debug', `mqtt ${url}: ${event.error.message}`);
         const code = (event.error as Error & { code?: unknown }).code;
         log('error', `mqtt ${url}: login refused (CONNACK ${code}): ${event.refused}`);
         return hooks.refused(`the broker at ${url} refused the login: ${event.refused}`);
@@ -57,3 +82,5 @@ export function mqttLog(broker: BrokerOptions, log: Logger, hooks: MqttLogHooks)
     }
   };
 }
+
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);

@@ -8,6 +8,7 @@ const A: Principal = { kind: 'meter', deviceId: 'A' };
 
 describe('[MC-2.1] mayPublish', () => {
   it.each([
+    [A, 'meterstack/v1/service', false], // [MC-12.1] only the service announces
     [A, 'meterstack/v1/A/info', true],
     [A, 'meterstack/v1/A/state', true],
     [A, 'meterstack/v1/A/availability', true],
@@ -20,6 +21,7 @@ describe('[MC-2.1] mayPublish', () => {
     [A, 'other/topic', false],
     [SERVICE, 'meterstack/v1/A/cmd', true],
     [SERVICE, 'anything/at/all', true],
+    [SERVICE, 'meterstack/v1/service', true], // [MC-12.1]
     [SERVICE, '$SYS/broker/new/clients', false],
     [ADMIN, 'meterstack/v1/A/cmd', false],
     [ADMIN, 'meterstack/v1/A/state', false],
@@ -52,6 +54,9 @@ describe('[MC-2.2] maySubscribe', () => {
     [A, 'meterstack/v1/A/+', false],
     [A, 'meterstack/v1/+/cmd', false],
     [A, 'meterstack/v1/#', false],
+    [A, 'meterstack/v1/service', true], // [MC-12.2]
+    [A, 'meterstack/v1/service/#', false],
+    [A, 'meterstack/v1/+', false],
     [A, '#', false],
     [SERVICE, 'meterstack/v1/+/cmd', true],
     [SERVICE, '#', true],

@@ -8,6 +8,7 @@ import {
   METER_SUBSCRIBES,
   PUBLISH_OPTIONS,
   parseTopic,
+  SERVICE_TOPIC,
 } from '../../firmware-protocol/mqtt/topics.ts';
 
 /**
@@ -54,12 +55,13 @@ export function mayPublish(principal: Principal, topic: string, retain = false):
 }
 
 /**
- * [MC-2.2] A meter subscribes only to its own cmd topic, spelled out exactly: a filter with
+ * [MC-2.2] A meter subscribes only to its own cmd topic (and [MC-12.2] the service announcement), spelled out exactly: a filter with
  * wildcards never matches because parseTopic rejects `+` and `#` as a device id or channel.
  * [MC-2.6] The service and the admin watcher may subscribe to anything.
  */
 export function maySubscribe(principal: Principal, filter: string): boolean {
   if (principal.kind !== 'meter') return true;
+  if (filter === SERVICE_TOPIC) return true; // [MC-12.2] whose broker this is, spelled out exactly
   const parsed = parseTopic(filter);
   return (
     parsed !== null && parsed.deviceId === principal.deviceId && METER_SUBSCRIBES.includes(parsed.channel)

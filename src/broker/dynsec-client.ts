@@ -18,6 +18,7 @@ import {
   isNotFound,
   meterAcls,
   meterRoleName,
+  SERVICE_ANNOUNCEMENT_ACL,
 } from './dynsec-codec.ts';
 
 export class DynsecError extends Error {}
@@ -156,10 +157,12 @@ export class DynsecClient {
   async addMeter(deviceId: string, secret: string, opts: { restore?: boolean } = {}): Promise<void> {
     const role = meterRoleName(deviceId);
     const client = { username: deviceId, password: secret, clientid: deviceId, role };
-    const [, created] = await Promise.all([
+    const [roleMade, created] = await Promise.all([
       this.must(commands.createRole(role, meterAcls(deviceId)), isAlreadyExists),
       this.must(commands.createClient({ ...client, roles: [role] }), isAlreadyExists),
     ]);
+    // [MC-12.2] A role an earlier build made lacks the announcement's subscription; one that has it says so.
+    if (!roleMade.ok) await this.must(commands.addRoleACL(role, SERVICE_ANNOUNCEMENT_ACL), isAlreadyExists);
     if (created.ok || opts.restore) return;
     await this.ensureClient(client);
   }

@@ -7,6 +7,7 @@
 import {
   METER_PUBLISHES,
   METER_SUBSCRIBES,
+  SERVICE_TOPIC,
   TOPIC_ROOT,
   topicFor,
 } from '../../firmware-protocol/mqtt/topics.ts';
@@ -67,8 +68,16 @@ export function meterAcls(deviceId: string): Acl[] {
       topic: topicFor(deviceId, ch),
       allow: true,
     })),
+    SERVICE_ANNOUNCEMENT_ACL,
   ];
 }
+
+/** [MC-12.2] A meter may subscribe to the service announcement, so a bridge knows whose broker it reached. */
+export const SERVICE_ANNOUNCEMENT_ACL: Acl = {
+  acltype: 'subscribeLiteral',
+  topic: SERVICE_TOPIC,
+  allow: true,
+};
 
 /**
  * [MC-2.3, MC-2.4] The service publishes commands and clears retained topics, and hears every meter;
@@ -96,6 +105,7 @@ export function watchAcls(): Acl[] {
 export const commands = {
   createRole: (rolename: string, acls: Acl[]): DynsecCommand => ({ command: 'createRole', rolename, acls }),
   deleteRole: (rolename: string): DynsecCommand => ({ command: 'deleteRole', rolename }),
+  addRoleACL: (rolename: string, acl: Acl): DynsecCommand => ({ command: 'addRoleACL', rolename, ...acl }),
   /** `clientid` pins the client id the login must connect with [MQTT-3.1.3-9] (no kicking another off). */
   createClient: (c: {
     username: string;

@@ -42,7 +42,7 @@ describe('dynsec codec', () => {
     expect(decodeResponse('{"x":1}', 'r1')).toBeNull();
   });
 
-  it('gives a meter publish ACLs on its own five channels and a literal subscribe on its cmd [MC-2.1, MC-2.2]', () => {
+  it('gives a meter publish ACLs on its own five channels and a literal subscribe on its cmd and the service announcement [MC-2.1, MC-2.2, MC-12.2]', () => {
     expect(meterAcls('M1')).toEqual([
       { acltype: 'publishClientSend', topic: 'meterstack/v1/M1/info', allow: true },
       { acltype: 'publishClientSend', topic: 'meterstack/v1/M1/state', allow: true },
@@ -50,6 +50,7 @@ describe('dynsec codec', () => {
       { acltype: 'publishClientSend', topic: 'meterstack/v1/M1/telemetry', allow: true },
       { acltype: 'publishClientSend', topic: 'meterstack/v1/M1/reply', allow: true },
       { acltype: 'subscribeLiteral', topic: 'meterstack/v1/M1/cmd', allow: true },
+      { acltype: 'subscribeLiteral', topic: 'meterstack/v1/service', allow: true },
     ]);
   });
 });
@@ -89,6 +90,20 @@ describe.skipIf(skipWithoutMosquitto)('dynsec client against Mosquitto 2', () =>
     expect(await subscribe(m2, topicFor('M3', 'cmd'))).toBe(128);
     expect(await subscribe(m2, 'meterstack/v1/+/cmd')).toBe(128);
     expect(await subscribe(m2, '#')).toBe(128);
+  });
+
+  it('[MC-12.2] a meter may subscribe to the service announcement, also when an earlier build made its role', async () => {
+    await dynsec.addMeter('M5', 's5');
+    const m5 = await clients.connect({ clientId: 'M5', username: 'M5', password: 's5' });
+    expect(await subscribe(m5, 'meterstack/v1/service')).toBe(1);
+    expect(await subscribe(m5, 'meterstack/v1/+')).toBe(128);
+    // A role as the build before MC-12 made it: its own topics only.
+    const before = meterAcls('M6').filter((a) => a.topic !== 'meterstack/v1/service');
+    await dynsec.must(commands.createRole(meterRoleName('M6'), before));
+    await dynsec.addMeter('M6', 's6', { restore: true });
+    await dynsec.addMeter('M6', 's6', { restore: true }); // the next restart: already there
+    const m6 = await clients.connect({ clientId: 'M6', username: 'M6', password: 's6' });
+    expect(await subscribe(m6, 'meterstack/v1/service')).toBe(1);
   });
 
   it('is idempotent: adding a meter again sets its new password, restoring leaves it; removing takes the login away', async () => {

@@ -106,5 +106,18 @@ export function banner(b: BannerInput): string {
         `    curl -s -H 'X-Service-API-Key: <api_key>' ${url}/api/v2/spaces/`,
         `    ${watch}`,
       ];
-  return `${[...head, ...meters, ...tryLines].join('\n')}\n\n`;
+  return `${[...head, ...meters, ...tryLines, '', ...bridgeLines(svc.mqttUrl)].join('\n')}\n\n`;
+}
+
+/**
+ * A real meter's bridge line, with the broker this run really listens on: the examples' :1883 may be a
+ * machine's own Mosquitto while meterstack took the next free port (issue 20 §3). `npx` runs it from a
+ * checkout as from an installed package.
+ */
+export function bridgeLines(mqttUrl: string): string[] {
+  return [
+    '  a real meter on a serial port: provision it with "external": true (the',
+    "  console's provisioning, or POST /sim/v1/devices), then bridge it:",
+    `    npx meterstack bridge --serial /dev/ttyUSB0 --broker ${mqttUrl} --username <device_id> --password <its mqtt password>`,
+  ];
 }

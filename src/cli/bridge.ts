@@ -5,29 +5,32 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_BAUD } from '../../firmware-protocol/serial/frames.ts';
 import { Bridge } from '../bridge/bridge.ts';
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
+import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
-import { log, onSignals } from './log.ts';
+import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { positiveInt, usage } from './usage.ts';
 
 export const BRIDGE_HELP = `usage: meterstack bridge --serial <path> [flags]
 
 Connects one meter on a serial port to the MQTT broker, speaking the line protocol of
 firmware-protocol/serial/PROTOCOL.md (or Modbus RTU with --modbus). Runs until stopped (Ctrl-C):
-the serial port and the broker are reopened whenever they go away. A broker that refuses the
-login (wrong password, unknown device) ends the bridge with exit code 2 and the reason.
+the serial port and the broker are reopened whenever they go away (the broker after 1 s, 2 s, 4 s
+... at most every 30 s). It says "connected to meterstack" once the service's announcement came
+(CONTRACT.md MC-12), and warns when the broker it reached is not meterstack. A broker that refuses
+the login (wrong password, unknown device) ends the bridge with exit code 2 and the reason.
 
   --serial <path>       serial device, e.g. /dev/ttyUSB0 (required)
   --baud <n>            baud rate (default ${DEFAULT_BAUD}, or ${SDM120_DEFAULTS.baud} with --modbus; 8N1)
-  --broker <url>        the meterstack MQTT broker, e.g. mqtt://127.0.0.1:1883 (required, or
-                        METERSTACK_BROKER): no default, so a bridge never reports a meter online
-                        through whatever other broker happens to listen on :1883
+  --broker <url>        the meterstack MQTT broker, mqtt://host:port as \`npm start\` prints it
+                        (required, or METERSTACK_BROKER): no default, so a bridge never reports a
+                        meter online through whatever other broker happens to listen on :1883
   --username <id>       the meter's MQTT username = its device id (required)
   --password <secret>   the meter's MQTT password (or METERSTACK_BRIDGE_PASSWORD)
   --record <file>       append the session to <file> as JSON Lines (PROTOCOL.md SP-9)
   --modbus <model>      poll a Modbus RTU meter instead (model: sdm120)
   --unit-id <n>         Modbus unit id (default ${SDM120_DEFAULTS.unitId})
   --poll-ms <n>         Modbus poll period in ms
-`;
+${logLevelHelp(24)}`;
 
 const cli = usage('bridge', BRIDGE_HELP);
 const usageError = cli.error;
@@ -52,6 +55,7 @@ export async function runBridge(argv: string[]): Promise<void> {
         modbus: { type: 'string' },
         'unit-id': { type: 'string' },
         'poll-ms': { type: 'string' },
+        ...LOG_LEVEL_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -64,6 +68,9 @@ export async function runBridge(argv: string[]): Promise<void> {
     return;
   }
   const str = (k: string) => values[k] as string | undefined;
+  const level = logLevelOf(values);
+  if (typeof level === 'object') return usageError(level.error);
+  setLogLevel(level);
   const serial = str('serial');
   const username = str('username');
   const password = str('password') ?? process.env['METERSTACK_BRIDGE_PASSWORD'] ?? '';
@@ -72,6 +79,9 @@ export async function runBridge(argv: string[]): Promise<void> {
   // [SP-7.5] No default broker: one on :1883 may be a system Mosquitto, not meterstack.
   const url = str('broker') ?? process.env['METERSTACK_BROKER'];
   if (!url) return usageError('--broker (or METERSTACK_BROKER) is required: the meterstack broker URL');
+  // Checked here, not where the client opens: a TypeError from there was a stack trace, not a usage error.
+  const brokerProblem = brokerUrlProblem(url);
+  if (brokerProblem) return usageError(`--broker ${brokerProblem}`);
   const baud = intOption('baud', str('baud'), DEFAULT_BAUD);
   if (baud === null) return;
   const broker = { url, username, password };

@@ -7,7 +7,7 @@ import { DEFAULT_BAUD, DEFAULT_KEEPALIVE_S } from '../../firmware-protocol/seria
 import { VirtualClock } from '../../simulator/clock.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
-import { log, onSignals } from './log.ts';
+import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { positiveInt, usage } from './usage.ts';
 
 export const METER_HELP = `usage: meterstack meter --serial <path> --device <id> [flags]
@@ -26,7 +26,7 @@ of firmware-protocol/serial/PROTOCOL.md. Pair it with \`meterstack bridge\` on t
   --telemetry-period-s <s>    seconds between samples (default 60)
   --keepalive-s <s>           PING period, 1..60 (default ${DEFAULT_KEEPALIVE_S})
   --firmware <text>           firmware version reported in HELLO
-`;
+${logLevelHelp(30)}`;
 
 const cli = usage('meter', METER_HELP);
 const usageError = cli.error;
@@ -50,6 +50,7 @@ export async function runMeter(argv: string[]): Promise<void> {
         'telemetry-period-s': { type: 'string' },
         'keepalive-s': { type: 'string' },
         firmware: { type: 'string' },
+        ...LOG_LEVEL_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -62,6 +63,9 @@ export async function runMeter(argv: string[]): Promise<void> {
     return;
   }
   const str = (k: string) => values[k] as string | undefined;
+  const level = logLevelOf(values);
+  if (typeof level === 'object') return usageError(level.error);
+  setLogLevel(level);
   const serial = str('serial');
   const deviceId = str('device');
   if (!serial) return usageError('--serial is required');

@@ -250,7 +250,10 @@ export class TwinRegistry {
         onState(this.#cx, deviceId, stateToWorld(msg as StatePayload, offset));
         break;
       case 'availability':
-        this.#availability.on(deviceId, availabilityToWorld(msg as { online: boolean; ts?: number }, offset));
+        this.#availability.on(
+          deviceId,
+          availabilityToWorld(msg as { online: boolean; ts?: number; reason?: string }, offset),
+        );
         break;
       case 'telemetry':
         this.#telemetry.on(

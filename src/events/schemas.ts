@@ -18,9 +18,13 @@ export const EVENT_DATA = {
   'meter.online': z.object({ since: Ms.nullable() }),
   /**
    * will: the broker published the meter's will (connection lost); bye: the meter said it goes;
-   * link_timeout: the broker's keep-alive ran out; unplugged: /sim/v1 took it offline.
+   * link_timeout: the broker's keep-alive ran out; unplugged: /sim/v1 took it offline. `said`: the
+   * meter's own words for why, when its offline carried them [MC-6.8] (a bridge: "serial port closed").
    */
-  'meter.offline': z.object({ reason: z.enum(['will', 'bye', 'link_timeout', 'unplugged']) }),
+  'meter.offline': z.object({
+    reason: z.enum(['will', 'bye', 'link_timeout', 'unplugged']),
+    said: z.string().optional(),
+  }),
   /** The meter's info differs from what it said before; `changed` names the fields. */
   'meter.info': z.object({
     model: z.string(),

@@ -3,6 +3,7 @@
 
 import type { WireReply } from '../../firmware-protocol/mqtt/codec.ts';
 import type { DecodeError } from '../../firmware-protocol/mqtt/errors.ts';
+import type { ServiceAnnouncement } from '../../firmware-protocol/mqtt/schemas.ts';
 import type { Channel } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand } from '../../firmware-protocol/mqtt/vocabulary.ts';
 
@@ -15,6 +16,12 @@ export type LinkEvent =
   | { type: 'lost'; ready: boolean; announced: boolean }
   /** An MQTT error; `refused` says why when it is a login no retry cures [SP-7.5], else null. */
   | { type: 'error'; error: Error; refused: string | null }
+  /** With `backoff`: the connection ended (`error`: why, when known) and is tried again in `inMs`. */
+  | { type: 'retrying'; inMs: number; error: Error | null }
+  /** [MC-12.2] The service announced itself on this connection: the broker is meterstack's. */
+  | { type: 'service'; announcement: ServiceAnnouncement }
+  /** [MC-12.2] No announcement `waitedMs` after connecting: another broker, not meterstack's. */
+  | { type: 'service_missing'; topic: string; waitedMs: number }
   /** CONNACK 3 "server unavailable": tried again after `retryMs`. */
   | { type: 'unavailable'; retryMs: number }
   | { type: 'subscribe_failed'; topic: string; error: Error }

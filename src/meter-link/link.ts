@@ -13,8 +13,13 @@ import { createMeterClient } from '../mqtt/connect.ts';
 import { type Answer, Commands } from './commands.ts';
 import { type LinkEvent, refusedLogin, SERVER_UNAVAILABLE } from './events.ts';
 import { Outbox } from './outbox.ts';
+import { type BackoffOptions, Retries } from './reconnect.ts';
+import { watchService } from './service-watch.ts';
 
 export type MeterChannel = Exclude<Channel, 'cmd'>;
+
+/** [MC-6.8] An offline's `reason` is at most this long. */
+const MAX_REASON = 200;
 
 export interface MeterLinkOptions {
   url: string;
@@ -48,6 +53,10 @@ export interface MeterLinkOptions {
   retryUnavailableMs?: number;
   /** What availability says until setAvailable (default true): a bridge whose meter has not answered yet says false. */
   available?: boolean;
+  /** Retry a lost or failed connection after waits that double up to a cap, not every second (decision 171). */
+  backoff?: BackoffOptions;
+  /** [MC-12.2] Wait this long after each connection for the service announcement (events `service`, `service_missing`). */
+  awaitServiceMs?: number;
 }
 
 export class MeterLink {
@@ -58,6 +67,10 @@ export class MeterLink {
   #subscribed = false;
   #announced = false;
   #available = true;
+  /** [MC-6.8] Why availability says offline, when the adapter said. */
+  #offlineReason: string | undefined;
+  /** With `backoff`: the link's own retries (mqtt.js' are off). */
+  readonly #retries: Retries | null;
   #connecting: Promise<void> | null = null;
   #onAnnounce: (() => void) | null = null;
   #waiters: { below: number; resolve: () => void }[] = [];
@@ -71,6 +84,7 @@ export class MeterLink {
   constructor(opts: MeterLinkOptions) {
     this.#o = opts;
     this.#available = opts.available ?? true;
+    this.#retries = opts.backoff ? new Retries(opts.backoff, (e) => this.#emit(e)) : null;
     this.#outbox = new Outbox({
       onOverflow: (dropped, droppedSoFar) => this.#emit({ type: 'overflow', dropped, droppedSoFar }),
     });
@@ -121,10 +135,16 @@ export class MeterLink {
       username: o.username,
       password: o.password,
       ...(o.connectTimeout === undefined ? {} : { connectTimeout: o.connectTimeout }),
+      ...(this.#retries ? { reconnectPeriod: 0 } : {}), // the link retries itself (Retries)
     });
     this.#client = client;
-    client.on('connect', () => void this.#onConnect(client));
-    client.on('message', (_topic, payload, packet) => {
+    const cmdTopic = topicFor(o.deviceId, 'cmd');
+    client.on('connect', () => {
+      this.#retries?.connected();
+      void this.#onConnect(client);
+    });
+    client.on('message', (topic, payload, packet) => {
+      if (topic !== cmdTopic) return; // [MC-12.2] the service announcement is service-watch.ts's
       if (packet.retain) return; // [MC-8.1] a retained command is ignored
       try {
         this.#commands.receive(payload);
@@ -141,6 +161,7 @@ export class MeterLink {
       this.#announced = false;
       this.#emit({ type: 'lost', ready, announced });
       this.#wake();
+      this.#retries?.closed(client, () => this.#client === client);
     });
     const connecting = new Promise<void>((resolve) => {
       this.#onAnnounce = resolve;
@@ -176,10 +197,14 @@ export class MeterLink {
     return online;
   }
 
-  /** [MC-6.1] What availability says; published at once when announced. Telemetry waits while offline. */
-  setAvailable(online: boolean): void {
+  /**
+   * [MC-6.1] What availability says; published at once when announced. Telemetry waits while offline.
+   * `reason` [MC-6.8]: why it went offline, in the meter's words (e.g. "serial port closed").
+   */
+  setAvailable(online: boolean, reason?: string): void {
     if (online === this.#available) return;
     this.#available = online;
+    this.#offlineReason = online || !reason ? undefined : reason.slice(0, MAX_REASON);
     if (this.#announced) void this.#publishAvailability();
     if (online) this.flush();
   }
@@ -269,8 +294,9 @@ export class MeterLink {
     this.publish('reply', replyToWire(id, reply));
   }
 
-  /** [MC-6.4] Goes offline on purpose: offline, then DISCONNECT (which discards the will). */
-  async close(opts: { drain?: boolean; goodbye?: boolean } = {}): Promise<void> {
+  /** [MC-6.4] Goes offline on purpose: offline (with `reason`, MC-6.8), then DISCONNECT (which discards the will). */
+  async close(opts: { drain?: boolean; goodbye?: boolean; reason?: string } = {}): Promise<void> {
+    this.#retries?.stop();
     const client = this.#client;
     if (!client) return;
     if (opts.drain) await this.drained();
@@ -278,19 +304,23 @@ export class MeterLink {
     this.#subscribed = false;
     this.#announced = false;
     if (client.connected && (opts.goodbye ?? true)) {
-      const goodbye = encode('availability', { v: 1, online: false, ts: this.#o.now() });
+      const reason = opts.reason ? { reason: opts.reason.slice(0, MAX_REASON) } : {};
+      const goodbye = encode('availability', { v: 1, online: false, ts: this.#o.now(), ...reason });
       const topic = topicFor(this.#o.deviceId, 'availability');
       this.#o.onPublish?.(topic, JSON.parse(goodbye));
       await new Promise<void>((resolve) =>
         client.publish(topic, goodbye, PUBLISH_OPTIONS.availability, () => resolve()),
       );
     }
-    await client.endAsync();
+    // Not connected: forced, since a non-forced end waits for unacknowledged packets that, with no
+    // reconnection left to send them again, would never be acknowledged.
+    await client.endAsync(!client.connected);
     this.#wake();
   }
 
   /** The connection dies without DISCONNECT, so the broker fires the will [MC-6.2]; what was in flight is sent again later [MC-7.6]. */
   drop(): void {
+    this.#retries?.stop();
     const client = this.#client;
     if (!client) return;
     this.#client = null;
@@ -334,6 +364,8 @@ export class MeterLink {
     if (this.#client !== client) return; // dropped meanwhile
     this.#subscribed = true;
     this.#emit({ type: 'ready' });
+    if (this.#o.awaitServiceMs !== undefined)
+      watchService(client, this.#o.awaitServiceMs, (e) => this.#emit(e));
     try {
       await this.announce();
     } catch (error) {
@@ -346,6 +378,7 @@ export class MeterLink {
     this.lastError = error;
     const refused = refusedLogin(error);
     const code = typeof error.code === 'number' ? error.code : undefined;
+    this.#retries?.failed(error, code !== undefined);
     if (!refused && code === SERVER_UNAVAILABLE) {
       // mqtt.js does not reconnect after a refused CONNACK; this refusal is the broker's own trouble.
       const ms = this.#o.retryUnavailableMs ?? 2_000;
@@ -359,7 +392,8 @@ export class MeterLink {
   }
 
   #publishAvailability(): Promise<void> {
-    const payload = { v: 1, online: this.#available, ts: this.#o.now() } as const;
+    const reason = !this.#available && this.#offlineReason ? { reason: this.#offlineReason } : {};
+    const payload = { v: 1, online: this.#available, ts: this.#o.now(), ...reason } as const;
     return new Promise((resolve) => this.publish('availability', payload, () => resolve()));
   }
 

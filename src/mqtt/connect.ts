@@ -11,16 +11,36 @@ export interface MqttConnectOptions extends Omit<IClientOptions, 'host' | 'port'
   url: string;
 }
 
-export function parseMqttUrl(url: string): { host: string; port: number } {
+/**
+ * Why `url` cannot be a broker a meter connects to, in words for a command line, or null when it can.
+ * mqtt:// and tcp:// (the same plain TCP); mqtts:// is refused by name (this client speaks no TLS), and a
+ * bare `host:port` is answered with the URL meant (docs/spec-decisions.md 170).
+ */
+export function brokerUrlProblem(url: string): string | null {
+  if (/^[^/:]+:\d+$/.test(url) || /^\[[^\]]+\]:\d+$/.test(url)) {
+    return `must be an MQTT URL, got ${url}: did you mean mqtt://${url}?`;
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new TypeError(`not an MQTT URL: ${url}`);
+    return `must be an MQTT URL such as mqtt://127.0.0.1:1883, got ${url}`;
+  }
+  if (parsed.protocol === 'mqtts:') {
+    return `mqtts:// (TLS) is not supported, got ${url}: use mqtt://, or a TLS tunnel to a local port`;
   }
   if (parsed.protocol !== 'mqtt:' && parsed.protocol !== 'tcp:') {
-    throw new TypeError(`only mqtt:// URLs are supported, got ${url}`);
+    const hostPort = parsed.host ? `: did you mean mqtt://${parsed.host}?` : '';
+    return `must be an mqtt:// URL, got ${parsed.protocol}// in ${url}${hostPort}`;
   }
+  if (!parsed.hostname) return `names no host: ${url}`;
+  return null;
+}
+
+export function parseMqttUrl(url: string): { host: string; port: number } {
+  const problem = brokerUrlProblem(url);
+  if (problem) throw new TypeError(`broker URL ${problem}`);
+  const parsed = new URL(url);
   const port = parsed.port ? Number(parsed.port) : 1883;
   return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port };
 }

@@ -51,6 +51,7 @@ export class LinePort {
   receive(line: string): void {
     const result = parseLine(line);
     if (result.ok === 'empty') return; // [SP-2.3]
+    this.#opts.log('debug', `serial < ${shown(line)}`);
     if (result.ok) {
       this.#opts.recorder?.write({ dir: 'rx', line, frame: result.frame });
       try {
@@ -78,6 +79,7 @@ export class LinePort {
     const { line } = formatted;
     this.#opts.recorder?.write({ dir: 'tx', line, frame });
     const sent = this.link.write(line);
+    this.#opts.log('debug', `serial > ${shown(line)}${sent ? '' : ' (not sent: the port is closed)'}`);
     if (sent) this.#opts.onSent?.(line);
     return sent;
   }
@@ -127,4 +129,9 @@ export class LinePort {
     this.faults++;
     this.#opts.log('error', `serial ${this.#opts.serial}: ${message}`);
   }
+}
+
+/** A line for a debug log: a WiFi password (set_wifi's, get_wifi's answer, SP-4.10) never shows. */
+function shown(line: string): string {
+  return line.replace(/(\bpassword=)\S*?(?=\s|\*[0-9A-F]{4}$|$)/g, '$1***');
 }

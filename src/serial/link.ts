@@ -10,7 +10,8 @@ import { LineSplitter } from '../../firmware-protocol/serial/splitter.ts';
 /** [SP-2.9] An unfinished line is dropped after this long without a byte. */
 export const PARTIAL_LINE_MS = 2_000;
 
-export type Logger = (level: 'info' | 'warn' | 'error', msg: string) => void;
+/** A line's level and text; `debug` lines show with `--log-level debug` (`--verbose`). */
+export type Logger = (level: 'debug' | 'info' | 'warn' | 'error', msg: string) => void;
 
 export interface SerialLinkOptions {
   path: string;

@@ -45,6 +45,7 @@ describe.skipIf(skipWithoutSocat)('serial meter -> bridge -> service, over a soc
       'meter',
       ...['--serial', pty.a, '--device', serialId, '--model', 'full', '--balance', '5000'],
       ...['--load-watts', '1000', '--telemetry-period-s', '1', '--keepalive-s', '1'],
+      '--verbose', // issue 20 §4: every serial line at debug
     ]);
     bridge = new CliProcess([
       'bridge',
@@ -52,6 +53,20 @@ describe.skipIf(skipWithoutSocat)('serial meter -> bridge -> service, over a soc
       ...['--password', ext.mqtt.password],
     ]);
     await until(async () => (await device(serialId)).is_online, 15_000, 'the serial meter online');
+  });
+
+  it('[MC-12.2] the bridge says it reached meterstack, with its version and HTTP URL', async () => {
+    await until(() => bridge.output.includes('connected to meterstack'), 5_000, 'the service announcement');
+    expect(bridge.output).toMatch(
+      new RegExp(`connected to meterstack \\S+ at mqtt://127\\.0\\.0\\.1:\\d+ \\(HTTP ${t.svc.httpUrl}\\)`),
+    );
+    expect(bridge.output).not.toMatch(/is not meterstack/);
+  });
+
+  it('--verbose shows every serial line at debug; without it (the bridge) no debug line is written', () => {
+    expect(meter.output).toMatch(/debug serial > HELLO .*device_id=MTR-SERIAL-1/);
+    expect(meter.output).toMatch(/debug serial < IDENT /);
+    expect(bridge.output).not.toMatch(/ debug /);
   });
 
   afterAll(async () => {
@@ -104,6 +119,11 @@ describe.skipIf(skipWithoutSocat)('serial meter -> bridge -> service, over a soc
     await until(async () => (await metrics(serialId)).relay_state === false, 3_000, 'relay open');
     expect(pick(await metrics(serialId))).toEqual(pick(await metrics(virtualId)));
     expect(pick(await metrics(serialId))).toEqual({ relay_state: false, mode: 'POSTPAID' });
+    // Issue 20 §4: a relay command crossing the bridge leaves a line, and so does the meter's answer.
+    await until(() => /meter answered ACK/.test(bridge.output), 3_000, 'the ACK logged');
+    expect(bridge.output).toMatch(/info {2}cmd (\S+): set_relay on=false -> meter \(CMD seq=\d+\)/);
+    const id = /cmd (\S+): set_relay on=false/.exec(bridge.output)![1];
+    expect(bridge.output).toContain(`cmd ${id}: meter answered ACK`);
     for (const id of [serialId, virtualId]) data(await v2('PUT', `/devices/${id}/relay`, { state: true }));
   });
 
@@ -145,6 +165,17 @@ describe.skipIf(skipWithoutSocat)('serial meter -> bridge -> service, over a soc
   it('[SP-5.4] killing and recreating the pty pair: offline, then back online without restarting anything', async () => {
     await pty.kill();
     await until(async () => !(await device(serialId)).is_online, 8_000, 'offline after the unplug');
+    // [MC-6.8] The service's event says why, in the bridge's words, not "it said goodbye".
+    const offline = ok(
+      await t.sim<{ events: { data: { reason: string; said?: string } }[] }>(
+        'GET',
+        `/events?type=meter.offline&device_id=${serialId}`,
+      ),
+    ).events;
+    expect(offline.at(-1)?.data).toMatchObject({
+      reason: 'bye',
+      said: expect.stringMatching(/^serial port closed/),
+    });
     const replugged = Date.now();
     await pty.start();
     await until(async () => (await device(serialId)).is_online, 5_000, 'online after the replug');

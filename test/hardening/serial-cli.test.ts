@@ -78,7 +78,7 @@ describe('[SP-7.5] issue 8 item 20: the bridge and its broker', () => {
     });
     try {
       await until(
-        () => p.output.includes(`mqtt ${broker.url}: connected as ${DEVICE}`),
+        () => p.output.includes(`mqtt ${broker.url}: login accepted as ${DEVICE}`),
         10_000,
         `the bridge connected to ${broker.url}`,
       );

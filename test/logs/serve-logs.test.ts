@@ -90,7 +90,7 @@ describe('meterstack serve --log-format json --log-level debug (issue 9 §2, §4
     expect(meters['MTR-A103']).toContain('measurement only');
     expect(meters['MTR-A102']).toMatch(/^basic /);
     // Commands stay whole for copying; every other line fits a terminal of 80 columns.
-    for (const line of banner.filter((l) => !/^ {4}(curl|mosquitto_sub) /.test(l))) {
+    for (const line of banner.filter((l) => !/^ {4}(curl|mosquitto_sub|npx meterstack) /.test(l))) {
       expect(line.length, line).toBeLessThanOrEqual(80);
     }
   });

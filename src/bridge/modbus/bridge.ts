@@ -141,7 +141,7 @@ export class ModbusBridge {
       log('warn', `${deviceId}: modbus: ${where}: ${message} (${state})`);
       this.#lastError = message;
     }
-    this.#mqtt.setOnline(after.online);
+    this.#mqtt.setOnline(after.online, `modbus: ${message}`); // [MC-6.8] why, when it went offline
   }
 
   /** [MC-8.3, MC-8.6] `read` polls the meter live; every other op is refused as `unsupported`. */

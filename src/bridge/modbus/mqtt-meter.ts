@@ -5,9 +5,10 @@
 import { stateToWire, type WireReply } from '../../../firmware-protocol/mqtt/codec.ts';
 import type { InfoPayload } from '../../../firmware-protocol/mqtt/schemas.ts';
 import type { MeterCommand, ReportedState, Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
-import { type LinkEvent, MeterLink } from '../../meter-link/index.ts';
+import { BRIDGE_BACKOFF, type LinkEvent, MeterLink, SERVICE_WAIT_MS } from '../../meter-link/index.ts';
+import { RepeatedLines } from '../repeats.ts';
 
-export type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
+export type Log = (level: 'debug' | 'info' | 'warn' | 'error', msg: string) => void;
 
 export interface MqttMeterOptions {
   broker: { url: string; username: string; password: string };
@@ -34,16 +35,20 @@ export class MqttMeter {
   readonly #opts: MqttMeterOptions;
   readonly #link: MeterLink;
   #online = false;
+  readonly #attempts: RepeatedLines;
   #lastTs = -1;
 
   constructor(opts: MqttMeterOptions) {
     this.#opts = opts;
     const { deviceId, broker, log } = opts;
+    this.#attempts = new RepeatedLines(log);
     this.#link = new MeterLink({
       url: broker.url,
       deviceId,
       username: broker.username,
       password: broker.password,
+      backoff: BRIDGE_BACKOFF, // decision 171
+      awaitServiceMs: SERVICE_WAIT_MS, // [MC-12.2]
       now: opts.now,
       available: false,
       info: () => opts.info,
@@ -60,11 +65,11 @@ export class MqttMeter {
     void this.#link.connect();
   }
 
-  /** Reports the meter online or offline [MC-6.1]; sent at once when connected, else at the next connection. */
-  setOnline(online: boolean): void {
+  /** Reports the meter online or offline [MC-6.1] (offline saying why, MC-6.8); sent at once when connected, else at the next connection. */
+  setOnline(online: boolean, reason?: string): void {
     if (online === this.#online) return;
     this.#online = online;
-    this.#link.setAvailable(online);
+    this.#link.setAvailable(online, reason);
   }
 
   /** Queues a sample [MC-7.1]; published at once while online, kept while not [MC-7.6]. */
@@ -87,6 +92,13 @@ export class MqttMeter {
   }
 
   #log(event: LinkEvent): void {
+    if (event.type === 'retrying') {
+      // While the broker is down every attempt fails alike: one line, then their sum (decision 171).
+      const what = `${this.#opts.deviceId}: mqtt ${this.#opts.broker.url}: ${event.error?.message ?? 'connection closed'}`;
+      this.#attempts.note('warn', what, `${what}; retrying in ${event.inMs / 1000} s, then less often`);
+      return;
+    }
+    if (event.type === 'ready') this.#attempts.flush();
     const line = this.#line(event);
     if (line) this.#opts.log(line[0], line[1]);
     if (event.type === 'error' && event.refused)
@@ -98,13 +110,25 @@ export class MqttMeter {
     const { deviceId, broker } = this.#opts;
     switch (event.type) {
       case 'announced':
-        return ['info', `${deviceId}: mqtt: connected to ${broker.url}`];
+        return ['info', `${deviceId}: mqtt: online at ${broker.url}`];
+      case 'service':
+        return [
+          'info',
+          `${deviceId}: connected to meterstack ${event.announcement.version} at ${broker.url}`,
+        ];
+      case 'service_missing':
+        return [
+          'warn',
+          `${deviceId}: ${broker.url} accepted the connection but is not meterstack: no service announcement ` +
+            `on ${event.topic} within ${event.waitedMs / 1000} s [MC-12.2]`,
+        ];
       case 'lost':
         return event.announced ? ['warn', `${deviceId}: mqtt: connection lost, reconnecting`] : null;
       case 'error':
+        // A passing error is told with its retry ('retrying', #log).
         return event.refused
           ? ['error', `${deviceId}: mqtt ${broker.url}: login refused: ${event.refused}`]
-          : ['warn', `${deviceId}: mqtt: ${event.error.message}`];
+          : null;
       case 'unavailable':
         return ['warn', `${deviceId}: mqtt: broker says server unavailable (CONNACK 3); retrying`];
       case 'subscribe_failed':

@@ -21,12 +21,12 @@ export class Availability {
   }
 
   /** One availability message of `deviceId`, its `ts` on the world's clock already [MC-11.2]. */
-  on(deviceId: string, a: { online: boolean; ts?: number }): void {
+  on(deviceId: string, a: { online: boolean; ts?: number; reason?: string }): void {
     const twin = this.#cx.twin(deviceId);
     const was = twin.online;
     twin.online = a.online;
     twin.onlineSince = a.ts ?? null;
-    if (a.online !== was) this.#emit(deviceId, a.online, a.ts);
+    if (a.online !== was) this.#emit(deviceId, a.online, a.ts, a.reason);
     if (!a.online) this.#cx.pending.failDevice(deviceId);
     for (const w of this.#waiters) {
       if (w.deviceId === deviceId && w.online === a.online) {
@@ -63,11 +63,15 @@ export class Availability {
     else this.#offlineHints.delete(deviceId);
   }
 
-  #emit(deviceId: string, online: boolean, ts: number | undefined): void {
+  #emit(deviceId: string, online: boolean, ts: number | undefined, said: string | undefined): void {
     const hint = this.#offlineHints.get(deviceId);
     this.#offlineHints.delete(deviceId);
     const ctx = this.#cx.ctx(deviceId);
     if (online) this.#cx.bus.emit('meter.online', { since: ts ?? null }, ctx);
-    else this.#cx.bus.emit('meter.offline', { reason: offlineReason(ts, hint) }, ctx);
+    else {
+      // [MC-6.8] the meter's own words for why (a bridge: "serial port closed (…)"), beside the kind
+      const words = said === undefined ? {} : { said };
+      this.#cx.bus.emit('meter.offline', { reason: offlineReason(ts, hint), ...words }, ctx);
+    }
   }
 }

@@ -147,6 +147,18 @@ describe('event lines (issue 9 §2)', () => {
       'MTR-A101 offline: keep-alive timed out',
     ],
     [
+      '[MC-6.8] a meter offline that said why: its words, not "it said goodbye"',
+      ev('meter.offline', { reason: 'bye', said: 'serial port closed (disconnected)' }, 'MTR-S1'),
+      'info',
+      'MTR-S1 offline: it said: serial port closed (disconnected)',
+    ],
+    [
+      '[MC-6.8] its words beside a reason the service knew first',
+      ev('meter.offline', { reason: 'link_timeout', said: 'modbus: no answer' }, 'MTR-S1'),
+      'info',
+      'MTR-S1 offline: keep-alive timed out (it said: modbus: no answer)',
+    ],
+    [
       'a refused login: warn',
       ev('broker.refused', { client_id: 'x', username: 'MTR-Z', reason: 'bad username or password' }),
       'warn',

@@ -75,7 +75,14 @@ export const LINES: LineTable = {
     msg: (d, dev) => `${dev} connected${d.client_id === dev ? '' : ` (MQTT client ${d.client_id})`}`,
   },
   'meter.online': { level: 'info', msg: (_, dev) => `${dev} online` },
-  'meter.offline': { level: 'info', msg: (d, dev) => `${dev} offline: ${OFFLINE[d.reason]}` },
+  'meter.offline': {
+    level: 'info',
+    // [MC-6.8] A meter that said why is quoted: "serial port closed", not "it said goodbye".
+    msg: (d, dev) =>
+      d.said === undefined
+        ? `${dev} offline: ${OFFLINE[d.reason]}`
+        : `${dev} offline: ${d.reason === 'bye' ? `it said: ${d.said}` : `${OFFLINE[d.reason]} (it said: ${d.said})`}`,
+  },
   'meter.info': {
     // A meter's first info names every field: the service learned it, nothing changed (debug). A
     // change of some (a firmware update, a new telemetry period) is news (info).
