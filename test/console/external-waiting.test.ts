@@ -73,7 +73,9 @@ describeBrowser('an external meter, before and after its first connection', () =
       statePayload(Date.now(), { balance: 4321 }),
     );
     await expect.poll(() => meterPage().locator('[data-waiting]').count(), { timeout: 10_000 }).toBe(0);
-    await expect.poll(() => meterPage().locator('.facts [data-balance]').textContent()).toBe('₹43.21');
+    await expect
+      .poll(() => meterPage().locator('.facts [data-balance]').textContent(), { timeout: 3000 })
+      .toBe('₹43.21');
     expect(await meterPage().locator('.facts').textContent()).toContain('prepaid');
     expect(await meterPage().locator('[data-connect]').getAttribute('open')).toBeNull();
     expect(await page.locator('[data-device="EXT-7"] [data-waiting]').count()).toBe(0);

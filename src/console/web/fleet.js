@@ -95,7 +95,8 @@ function Row({ row, top, now, onOpen, selected, space }) {
     <span><span class=${`dot ${row.online ? 'on' : 'off'}`}></span>${row.online ? 'online' : 'offline'}</span>
     ${
       waiting
-        ? html`<span class="waiting muted" data-waiting title="provisioned; the service has heard nothing from it yet">waiting for its first connection</span>`
+        ? html`<span class="waiting muted" data-waiting data-relay=${String(row.relay_state)}
+            title="provisioned; the service has heard nothing from it yet">waiting for its first connection</span>`
         : html`<span>${row.mode}</span>
     <span class="relay" data-relay=${String(row.relay_state)} title=${`relay ${relayText(row.relay_state)}, commanded ${relayText(row.relay_commanded)}`}>
       ${cut ? html`<span class="badge bad">cut off</span> ` : null}${relayText(row.relay_state)}

@@ -121,6 +121,9 @@ export function refreshSoon() {
 
 // ---- events ----
 
+/** What a meter says when it connects [MC-4.1]: its info, then its availability. */
+const FIRST_WORDS = new Set(['meter.connected', 'meter.online', 'meter.info']);
+
 /** What an event says about its meter's row, applied in place. */
 export function applyEvent(e) {
   const row = e.device_id ? live.rows.get(e.device_id) : undefined;
@@ -165,7 +168,12 @@ export function applyEvent(e) {
       if (d.balance !== null) row.balance = d.balance;
       break;
   }
-  if (e.type.startsWith('meter.')) row.last_seen = Math.max(row.last_seen ?? 0, e.vt);
+  if (e.type.startsWith('meter.')) {
+    row.last_seen = Math.max(row.last_seen ?? 0, e.vt);
+    // Its first connection: read its row now, for what it reported (mode, balance) and its `heard`,
+    // rather than say "waiting for its first connection" until the next poll.
+    if (row.heard === false && FIRST_WORDS.has(e.type)) setTimeout(refreshSoon, 0);
+  }
 }
 
 /** The newest seq taken in, so a reconnect or the journal poll resumes after it. */
