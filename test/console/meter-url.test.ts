@@ -22,11 +22,14 @@ afterAll(async () => {
   await service?.close();
 });
 
+/** The browser's window, as far as these checks use it (the tests are type-checked without the DOM lib). */
+type Win = { innerHeight: number };
+
 /** Whether the meter's name (its panel heading) is inside the window. */
 const nameInView = (id: string) =>
   page.locator(`[data-meter="${id}"] h2`).evaluate((h) => {
     const r = h.getBoundingClientRect();
-    return r.top >= 0 && r.bottom <= window.innerHeight && h.textContent;
+    return r.top >= 0 && r.bottom <= (globalThis as unknown as Win).innerHeight && h.textContent;
   });
 
 describeBrowser('a meter’s page: its top, its URL', () => {
@@ -53,6 +56,23 @@ describeBrowser('a meter’s page: its top, its URL', () => {
     await page.goBack();
     await page.locator('[data-meter="MTR-B202"]').waitFor();
     expect(await page.locator('[data-meter]').count()).toBe(1);
+  });
+
+  it('on a 390 px phone, #/meter/MTR-X001 shows its name and brings its row into the fleet’s view', async () => {
+    const phone = await browser.page();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await openConsole(phone, service.svc.httpUrl, ADMIN_TOKEN);
+    await phone.goto(`${service.svc.httpUrl}/#/meter/MTR-X001`);
+    await phone.locator('[data-meter="MTR-X001"]').waitFor();
+    const inBox = async (id: string) => {
+      const box = await phone.locator('.fleet .rows').boundingBox();
+      const r = await phone.locator(`[data-device="${id}"]`).boundingBox();
+      return !!box && !!r && r.y >= box.y && r.y + r.height <= box.y + box.height;
+    };
+    await expect.poll(() => inBox('MTR-X001')).toBe(true);
+    const h = await phone.locator('[data-meter="MTR-X001"] h2').boundingBox();
+    expect(h!.y + h!.height).toBeLessThanOrEqual(844);
+    await phone.context().close();
   });
 
   it('a shared link opens the meter in a new tab; closing it leaves #/fleet', async () => {

@@ -26,11 +26,20 @@ async function at(width: number): Promise<Page> {
   return page;
 }
 
+/** The browser's window, as far as these checks use it (the tests are type-checked without the DOM lib). */
+type Win = {
+  innerWidth: number;
+  innerHeight: number;
+  document: { documentElement: { scrollWidth: number } };
+  getComputedStyle(el: unknown): { display: string };
+};
+
 /** Whether the element lies wholly inside the window. */
 const inViewport = (page: Page, selector: string) =>
   page.locator(selector).evaluate((el) => {
     const r = el.getBoundingClientRect();
-    return r.left >= 0 && r.top >= 0 && r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+    const w = globalThis as unknown as Win;
+    return r.left >= 0 && r.top >= 0 && r.right <= w.innerWidth && r.bottom <= w.innerHeight;
   });
 
 /** Elements under `selector` whose text is cut (wider than their box, hidden). */
@@ -47,7 +56,9 @@ describeBrowser('the console at 1280, 900 and 390 px', () => {
       const page = await at(width);
       expect(await inViewport(page, '[data-action="logout"]')).toBe(true);
       expect(await inViewport(page, '[aria-label="toggle theme"]')).toBe(true);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      expect(
+        await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.scrollWidth),
+      ).toBeLessThanOrEqual(width);
       await page.context().close();
     });
   }
@@ -97,7 +108,9 @@ describeBrowser('the console at 1280, 900 and 390 px', () => {
     const shown = await page
       .locator('.fleet .head span')
       .evaluateAll((els) =>
-        els.filter((el) => getComputedStyle(el).display !== 'none').map((el) => el.textContent),
+        els
+          .filter((el) => (globalThis as unknown as Win).getComputedStyle(el).display !== 'none')
+          .map((el) => el.textContent),
       );
     expect(shown).toEqual(headers);
     expect(await clipped(page, '[data-device="MTR-B201"] .relay')).toEqual([]);

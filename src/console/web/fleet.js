@@ -44,7 +44,7 @@ function Filters({ f, set, shown, total }) {
     .flatMap((a) => a.spaces);
   const field = (name) => (e) => set({ ...f, [name]: e.currentTarget.value });
   return html`<div class="filters">
-    <input type="search" placeholder="Search id, name or space" value=${f.q} onInput=${field('q')} aria-label="search" />
+    <input type="search" placeholder="Search id, name, space" value=${f.q} onInput=${field('q')} aria-label="search" />
     <select value=${f.online} onChange=${field('online')} aria-label="online filter">
       <option value="">online and offline</option><option value="online">online</option>
       <option value="offline">offline</option>
@@ -134,6 +134,15 @@ export function Fleet({ onOpen, selected }) {
     }
     return out;
   }, [version, f, spaces]);
+  // A meter opened from its URL (or the back button) is brought into the fleet's view too.
+  const found = selected ? rows.findIndex((r) => r.device_id === selected) : -1;
+  useEffect(() => {
+    const el = box.current;
+    if (found < 0 || !el) return;
+    const y = found * ROW_H;
+    if (y < el.scrollTop || y + 2 * ROW_H > el.scrollTop + el.clientHeight)
+      el.scrollTop = Math.max(0, y - ROW_H);
+  }, [selected, found >= 0]);
   const first = Math.max(0, Math.floor(scroll.top / ROW_H) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((scroll.top + scroll.height) / ROW_H) + OVERSCAN);
   const now = virtualNow();
