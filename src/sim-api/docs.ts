@@ -184,9 +184,7 @@ const OPERATIONS = {
   },
   getFleet: {
     summary: 'The fleet: every device with what its twin saw',
-    description:
-      "The web console's rows (spec-decisions 62), and `mqtt_url`, the broker meters connect to. A row's " +
-      '`heard` is false for a device the service never heard from (an external meter not yet connected).',
+    description: "The web console's rows (spec-decisions 62).",
     response: simResponses({ data: object }),
   },
   listSimDevices: {
