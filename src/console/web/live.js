@@ -137,6 +137,7 @@ export function applyEvent(e) {
       r.balance = m.balance;
       r.sample_ts = m.ts;
       r.last_seen = Math.max(r.last_seen ?? 0, m.ts);
+      r.heard = true; // a reading: no longer waiting for its first connection (the next read agrees)
     }
     return;
   }
