@@ -1,8 +1,10 @@
-// `npm run screenshots`: the console's fleet and meter views, light and dark, at 1280×800, into
-// docs/screenshots/*.png (shown in the README). A demo service in-process, Debian's Chromium.
+// `npm run screenshots`: the console's fleet and meter views, light and dark, at 1280×800, and the
+// meter view at 900 px and on a 390 px phone, into docs/screenshots/*.png (shown in the README). A
+// demo service in-process, Debian's Chromium.
 
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 import { launchBrowser, openConsole } from '../test/console/browser.ts';
 import { ADMIN_TOKEN, startTestService } from '../test/helpers/service.ts';
 
@@ -11,13 +13,17 @@ mkdirSync(OUT, { recursive: true });
 
 const service = await startTestService({ demo: true, db: ':memory:' });
 const browser = await launchBrowser();
+
+/** Not over a row or a button: no hover colour in the picture. */
+const still = (page: Page) => page.mouse.move(2, page.viewportSize()!.height - 2);
+
 try {
   // A little life first: a recharge and a relay switched, so the journal and the charts show something.
   await service.sim('POST', '/devices/MTR-A101/recharge', { amount: 50_000, transaction_id: 'shot-1' });
   for (const scheme of ['light', 'dark'] as const) {
     const page = await browser.page({ colorScheme: scheme });
     await openConsole(page, service.svc.httpUrl, ADMIN_TOKEN);
-    await page.mouse.move(1270, 790); // not over a row: no hover colour in the picture
+    await still(page);
     await page.waitForTimeout(1200);
     await page.screenshot({ path: `${OUT}fleet-${scheme}.png` });
     await page.locator('[data-device="MTR-B201"]').click();
@@ -27,8 +33,23 @@ try {
       await page.locator('[data-advance="3600"]').click();
       await page.waitForTimeout(1200);
     }
-    await page.mouse.move(1270, 790);
+    await still(page);
     await page.screenshot({ path: `${OUT}meter-${scheme}.png` });
+    await page.context().close();
+  }
+  // Narrower windows: the header's clock on a line of its own, the fleet above the meter.
+  for (const [width, height] of [
+    [900, 800],
+    [390, 844],
+  ] as const) {
+    const page = await browser.page();
+    await page.setViewportSize({ width, height });
+    await openConsole(page, service.svc.httpUrl, ADMIN_TOKEN);
+    await page.goto(`${service.svc.httpUrl}/#/meter/MTR-B202`);
+    await page.locator('[data-meter="MTR-B202"] .uplot').first().waitFor();
+    await still(page);
+    await page.waitForTimeout(1200);
+    await page.screenshot({ path: `${OUT}meter-${width}.png` });
     await page.context().close();
   }
   if (browser.errors.length > 0) throw new Error(`page errors: ${browser.errors.join('; ')}`);

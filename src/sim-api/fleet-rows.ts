@@ -34,9 +34,17 @@ export interface FleetRow {
   sample_ts: number | null;
   /** ms: the newest thing heard from the meter (state, sample or availability). */
   last_seen: number | null;
+  /**
+   * Whether the service has ever heard from the meter (info, state, a sample or availability, kept
+   * across restarts): false for an external meter provisioned but never connected, whose mode and
+   * balance above are defaults, not readings (issue 20 item 5, spec-decisions 194).
+   */
+  heard: boolean;
 }
 
 export interface FleetView {
+  /** The broker URL meters connect to, for the console's connect lines (as provisioning answers). */
+  mqtt_url?: string;
   accounts: { account_id: number; name: string; spaces: { space_id: number; name: string }[] }[];
   devices: FleetRow[];
 }
@@ -46,9 +54,10 @@ export interface FleetSources {
   twins: Pick<TwinRegistry, 'get'>;
   /** Whether the virtual meter `id` is plugged in, or undefined when none runs here. */
   plugged(id: string): boolean | undefined;
+  mqttUrl?: string;
 }
 
-export async function fleetView({ store, twins, plugged }: FleetSources): Promise<FleetView> {
+export async function fleetView({ store, twins, plugged, mqttUrl }: FleetSources): Promise<FleetView> {
   const records = await store.listDevices();
   const accountIds = [...new Set(records.map((d) => d.accountId))].sort((a, b) => a - b);
   const accounts = await Promise.all(
@@ -87,7 +96,8 @@ export async function fleetView({ store, twins, plugged }: FleetSources): Promis
       energy: typeof sample?.energy === 'number' ? sample.energy : null,
       sample_ts: sample?.ts ?? null,
       last_seen: seen > 0 ? seen : null,
+      heard: twin !== undefined && (twin.online || seen > 0 || twin.info !== null || st !== null),
     };
   });
-  return { accounts, devices };
+  return { ...(mqttUrl === undefined ? {} : { mqtt_url: mqttUrl }), accounts, devices };
 }

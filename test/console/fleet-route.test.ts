@@ -52,7 +52,12 @@ describe('GET /sim/v1/fleet', () => {
       relay_state: null,
       active_power: null,
       last_seen: null,
+      // Issue 20 item 5: never heard from, so the console says "waiting for its first connection".
+      heard: false,
     });
+    expect(fleet.devices.filter((d) => d.kind === 'virtual').every((d) => d.heard)).toBe(true);
+    // The broker meters connect to, for the console's connect lines on an external meter's page.
+    expect(fleet.mqtt_url).toBe(service.svc.mqttUrl);
   });
 
   it('needs the admin token', async () => {

@@ -60,8 +60,8 @@ describeBrowser('provisioning from the console', () => {
     await page.getByLabel('external').check();
     await page.getByRole('button', { name: 'Create device' }).click();
     const lines = (await page.locator('[data-commands]').textContent())!.split('\n');
-    const meter = lines.find((l) => l.startsWith('meterstack meter '))!;
-    const bridge = lines.find((l) => l.startsWith('meterstack bridge '))!;
+    const meter = lines.find((l) => l.startsWith('npx meterstack meter '))!;
+    const bridge = lines.find((l) => l.startsWith('npx meterstack bridge '))!;
     expect(meter).toContain('--device EXT-42');
     expect(meter).toContain('--model basic');
     expect(bridge).toContain(`--broker ${service.svc.mqttUrl}`);

@@ -72,23 +72,26 @@ export function reviseIntent(key, patch = {}) {
 }
 
 /**
- * The actions of one panel (`scope`, e.g. a device id): `run(name, what, f)` runs `f` once per intent
- * under `scope:name` and keeps its outcome, in words, for the panel's status line; `busy(name)` says
- * whether it is in flight (its control is then disabled).
+ * The actions of one panel (`scope`, e.g. a device id): `run(name, what, f, onOk)` runs `f` once per
+ * intent under `scope:name` and keeps its outcome, in words, tagged with `name`, so the panel shows it
+ * beside the control that asked (`outcomeOf(names)`), not in a line of its own far below
+ * [spec-decisions 191]; `onOk(r)` flips what the control shows as soon as the service said yes, before
+ * the meter's next report. `busy(name)` says whether it is in flight (its control is then disabled).
  */
 export function useAction(scope, onDone) {
   useRunning();
   const [status, setStatus] = useState(null);
   const busy = (name) => running.has(`${scope}:${name}`);
-  const run = (name, what, f) =>
+  const run = (name, what, f, onOk) =>
     runOnce(`${scope}:${name}`, async () => {
-      setStatus({ busy: true, text: `${what}…` });
+      setStatus({ name, busy: true, text: `${what}…` });
       const r = await f();
       setStatus(
         r.ok
-          ? { ok: true, text: `${what}: ${r.json?.message ?? 'done'}` }
-          : { ok: false, text: `${what} failed: ${r.message}` },
+          ? { name, ok: true, text: `${what}: ${r.json?.message ?? 'done'}` }
+          : { name, ok: false, text: `${what} failed: ${r.message}` },
       );
+      if (r.ok) onOk?.(r);
       refreshSoon();
       onDone?.(r);
       return r;
@@ -98,7 +101,9 @@ export function useAction(scope, onDone) {
     e.preventDefault();
     run(name, what, f);
   };
-  return { status, run, busy, submit };
+  /** The newest outcome when it came from one of `names` (the controls of one group), else null. */
+  const outcomeOf = (names) => (status && names.includes(status.name) ? status : null);
+  return { status, run, busy, submit, outcomeOf };
 }
 
 /**
@@ -115,7 +120,11 @@ export function ActButton({ busy, onAct, children, ...attrs }) {
     }}>${children}</button>`;
 }
 
-/** An ActButton running `run` as the action `name` of `act` (useAction). */
-export function Act({ act, name, what, run, children, ...attrs }) {
-  return html`<${ActButton} ...${attrs} busy=${act.busy(name)} onAct=${() => act.run(name, what, run)}>${children}<//>`;
+/**
+ * An ActButton running `run` as the action `name` of `act` (useAction); `onOk` as in `run`. `pressed`
+ * (true/false) makes it one side of a toggle: it shows which state the meter is in.
+ */
+export function Act({ act, name, what, run, onOk, pressed, children, ...attrs }) {
+  const toggle = pressed === undefined ? {} : { 'aria-pressed': String(pressed), class: pressed ? 'on' : '' };
+  return html`<${ActButton} ...${attrs} ...${toggle} busy=${act.busy(name)} onAct=${() => act.run(name, what, run, onOk)}>${children}<//>`;
 }

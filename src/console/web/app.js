@@ -12,6 +12,7 @@ import { Fleet } from './fleet.js';
 import { follow, pollFleet, refreshClock, refreshFleet } from './live.js';
 import { Meter } from './meter.js';
 import { Provision } from './provision.js';
+import { parseRoute, routeHash } from './route.js';
 
 const THEME = 'meterstack.console.theme';
 
@@ -70,8 +71,15 @@ const TABS = ['Fleet', 'Events', 'Provision'];
 
 function Console({ onLogout }) {
   useRunning();
-  const [tab, setTab] = useState(location.hash.slice(1) || 'Fleet');
-  const [meter, setMeter] = useState(null);
+  // [spec-decisions 190] The URL is the place: a meter's page reloads and can be shared, and the back
+  // button goes where the person was.
+  const [place, setPlace] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const onHash = () => setPlace(parseRoute(location.hash));
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  const { tab, meter } = place;
   useEffect(() => {
     const stop = new AbortController();
     refreshFleet();
@@ -80,14 +88,17 @@ function Console({ onLogout }) {
     pollFleet(stop.signal);
     return () => stop.abort();
   }, []);
-  const go = (t) => {
-    location.hash = t;
-    setTab(t);
+  const go = (next) => {
+    const hash = routeHash(next);
+    if (location.hash !== hash)
+      location.hash = hash; // hashchange then sets the place
+    else setPlace(next);
   };
+  const setMeter = (id) => go({ tab: 'Fleet', meter: id });
   return html`<div class="app">
     <header class="top">
       <b class="brand">meterstack</b>
-      <nav>${TABS.map((t) => html`<button type="button" class=${t === tab ? 'on' : ''} onClick=${() => go(t)}>${t}</button>`)}</nav>
+      <nav>${TABS.map((t) => html`<button type="button" class=${t === tab ? 'on' : ''} onClick=${() => go({ tab: t, meter: t === 'Fleet' ? meter : null })}>${t}</button>`)}</nav>
       <${Clock} />
       <span class="grow"></span>
       <a href="/docs" target="_blank" class="muted">API docs</a>
@@ -97,7 +108,7 @@ function Console({ onLogout }) {
     </header>
     <main class=${meter && tab === 'Fleet' ? 'with-meter' : ''}>
       ${tab === 'Fleet' ? html`<${Fleet} onOpen=${setMeter} selected=${meter} />` : null}
-      ${tab === 'Fleet' && meter ? html`<${Meter} id=${meter} onClose=${() => setMeter(null)} />` : null}
+      ${tab === 'Fleet' && meter ? html`<${Meter} id=${meter} onClose=${() => go({ tab: 'Fleet', meter: null })} />` : null}
       ${tab === 'Events' ? html`<${Events} />` : null}
       ${tab === 'Provision' ? html`<${Provision} />` : null}
     </main>

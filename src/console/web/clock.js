@@ -57,8 +57,12 @@ export function Clock() {
     </form>
     ${PRESETS.map(
       ([label, s]) =>
-        html`<${ActButton} data-advance=${s} busy=${busy} onAct=${() => advance(label, s)}>${label}<//>`,
+        // Disabled outright while any clock operation runs (not only aria-disabled): nothing about them
+        // looks clickable until the world's time is settled [spec-decisions 196].
+        html`<${ActButton} data-advance=${s} busy=${busy} disabled=${busy}
+          title=${busy ? 'the clock is busy: wait for it to finish' : `advance the world's clock ${label}`}
+          onAct=${() => advance(label, s)}>${label}<//>`,
     )}
-    ${msg ? html`<span class=${msg.bad ? 'bad' : 'muted'}>${msg.text}</span>` : null}
+    <span class=${`clock-msg ${msg?.bad ? 'bad' : 'muted'}`} role="status" title=${msg?.text ?? ''}>${msg?.text ?? ''}</span>
   </div>`;
 }

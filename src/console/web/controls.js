@@ -7,18 +7,29 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Act, intent, reviseIntent, useAction } from './action.js';
 import { sim, v2 } from './api.js';
 import { rupees } from './format.js';
+import { expectRow } from './live.js';
 
 const num = (e) => Number(e.currentTarget.value);
 
-function Group({ title, children }) {
-  return html`<fieldset class="group"><legend>${title}</legend>${children}</fieldset>`;
+/**
+ * A group of controls, and the outcome of the newest action of one of them (`acts`, names in
+ * useAction) in words right under them, where the person clicked [spec-decisions 191].
+ */
+function Group({ title, act, acts = [], children }) {
+  const outcome = act?.outcomeOf(acts);
+  return html`<fieldset class="group"><legend>${title}</legend>${children}
+    ${outcome ? html`<p class=${`status${outcome.ok === false ? ' bad' : outcome.ok ? ' good' : ''}`} role="status" data-status=${outcome.name}>${outcome.text}</p>` : null}
+  </fieldset>`;
 }
 
 export function Controls({ row, detail, onChanged }) {
   const id = row.device_id;
   // [CON-1] Every control below acts through `act`: disabled while its request is in flight.
   const act = useAction(id, onChanged);
-  const { status } = act;
+  // What a yes from the service changes on screen at once (the control flips in place).
+  const flip = (patch) => () => expectRow(id, patch);
+  const [gateway, setGateway] = useState(null);
+  const pgOn = gateway ?? detail?.pg_enabled;
   const acct = row.account_id;
   const put = (path, body) => v2(acct, 'PUT', `/devices/${encodeURIComponent(id)}${path}`, body);
   const simPost = (path, body) => sim('POST', `/devices/${encodeURIComponent(id)}${path}`, body);
@@ -70,7 +81,7 @@ export function Controls({ row, detail, onChanged }) {
   };
 
   return html`<div class="controls">
-    <${Group} title="Read live from the meter (v2 endpoint 5)">
+    <${Group} title="Read live from the meter (v2 endpoint 5)" act=${act} acts=${['read-metrics']}>
       <${Act} act=${act} name="read-metrics" data-action="read-metrics" what="Read metrics" run=${readMetrics}>Read metrics<//>
       ${
         metrics
@@ -79,37 +90,45 @@ export function Controls({ row, detail, onChanged }) {
           : null
       }
     <//>
-    <${Group} title="Name (v2 endpoint 6)">
+    <${Group} title="Name (v2 endpoint 6)" act=${act} acts=${['name']}>
       <input aria-label="meter name" value=${name} onInput=${(e) => setName(e.currentTarget.value)} />
-      <${Act} act=${act} name="name" what="Name" run=${() => v2(acct, 'PUT', `/devices/${encodeURIComponent(id)}/`, { name })}>Save<//>
+      <${Act} act=${act} name="name" what="Name" run=${() => v2(acct, 'PUT', `/devices/${encodeURIComponent(id)}/`, { name })} onOk=${flip({ name })}>Save<//>
     <//>
-    <${Group} title="Relay">
-      <${Act} act=${act} name="relay" data-action="relay-on" what="Relay on" run=${() => put('/relay', { state: true })}>Close (on)<//>
-      <${Act} act=${act} name="relay" data-action="relay-off" what="Relay off" run=${() => put('/relay', { state: false })}>Open (off)<//>
+    <${Group} title="Relay" act=${act} acts=${['relay']}>
+      <span class="pills toggle">
+      <${Act} act=${act} name="relay" data-action="relay-on" what="Relay on" pressed=${row.relay_commanded === true}
+        run=${() => put('/relay', { state: true })} onOk=${flip({ relay_commanded: true })}>Close (on)<//>
+      <${Act} act=${act} name="relay" data-action="relay-off" what="Relay off" pressed=${row.relay_commanded === false}
+        run=${() => put('/relay', { state: false })} onOk=${flip({ relay_commanded: false })}>Open (off)<//></span>
     <//>
-    <${Group} title="Mode">
+    <${Group} title="Mode" act=${act} acts=${['mode']}>
       <select aria-label="mode" value=${row.mode} disabled=${act.busy('mode')}
         onChange=${(e) => {
           const mode = e.currentTarget.value;
-          act.run('mode', 'Mode', () => put('/mode', { mode }));
+          act.run('mode', 'Mode', () => put('/mode', { mode }), flip({ mode }));
         }}>
         ${['prepaid', 'postpaid', 'measurement', 'relay_off'].map((m) => html`<option value=${m}>${m}</option>`)}
       </select>
     <//>
-    <${Group} title="Tariffs (paise/kWh)">
+    <${Group} title="Tariffs (paise/kWh)" act=${act} acts=${['tariff-eb', 'tariff-dg', 'tariff-active']}>
       <label>EB <input type="number" min="0" value=${eb} onInput=${(e) => setEb(num(e))} /></label>
-      <${Act} act=${act} name="tariff-eb" what="EB tariff" run=${() => put('/tariffs/eb', { tariff: eb })}>Set<//>
+      <${Act} act=${act} name="tariff-eb" what="EB tariff" run=${() => put('/tariffs/eb', { tariff: eb })} onOk=${flip({ eb_tariff: eb })}>Set<//>
       <label>DG <input type="number" min="0" value=${dg} onInput=${(e) => setDg(num(e))} /></label>
-      <${Act} act=${act} name="tariff-dg" what="DG tariff" run=${() => put('/tariffs/dg', { tariff: dg })}>Set<//>
-      <span class="split">Active:
-        <${Act} act=${act} name="tariff-active" what="Active tariff EB" run=${() => put('/tariffs/active', { active_tariff: 1 })}>EB<//>
-        <${Act} act=${act} name="tariff-active" what="Active tariff DG" run=${() => put('/tariffs/active', { active_tariff: 2 })}>DG<//></span>
+      <${Act} act=${act} name="tariff-dg" what="DG tariff" run=${() => put('/tariffs/dg', { tariff: dg })} onOk=${flip({ dg_tariff: dg })}>Set<//>
+      <span class="split">Active: <span class="pills toggle">
+        <${Act} act=${act} name="tariff-active" what="Active tariff EB" pressed=${row.active_tariff === 1}
+          run=${() => put('/tariffs/active', { active_tariff: 1 })} onOk=${flip({ active_tariff: 1 })}>EB<//>
+        <${Act} act=${act} name="tariff-active" what="Active tariff DG" pressed=${row.active_tariff === 2}
+          run=${() => put('/tariffs/active', { active_tariff: 2 })} onOk=${flip({ active_tariff: 2 })}>DG<//></span></span>
     <//>
-    <${Group} title="Payment gateway">
-      <${Act} act=${act} name="gateway" what="Gateway on" run=${() => put('/payments/gateway', { state: true })}>Enable<//>
-      <${Act} act=${act} name="gateway" what="Gateway off" run=${() => put('/payments/gateway', { state: false })}>Disable<//>
+    <${Group} title="Payment gateway" act=${act} acts=${['gateway']}>
+      <span class="pills toggle">
+      <${Act} act=${act} name="gateway" what="Gateway on" pressed=${pgOn === undefined ? undefined : pgOn === true}
+        run=${() => put('/payments/gateway', { state: true })} onOk=${() => setGateway(true)}>Enable<//>
+      <${Act} act=${act} name="gateway" what="Gateway off" pressed=${pgOn === undefined ? undefined : pgOn === false}
+        run=${() => put('/payments/gateway', { state: false })} onOk=${() => setGateway(false)}>Disable<//></span>
     <//>
-    <${Group} title="WiFi">
+    <${Group} title="WiFi" act=${act} acts=${['wifi', 'read-wifi', 'button']}>
       <input aria-label="ssid" placeholder="SSID" value=${ssid} onInput=${(e) => setSsid(e.currentTarget.value)} />
       <input aria-label="wifi password" placeholder="password" value=${pass} onInput=${(e) => setPass(e.currentTarget.value)} />
       <${Act} act=${act} name="wifi" what="WiFi" run=${() => v2(acct, 'POST', `/devices/${encodeURIComponent(id)}/wifi`, { ssid, password: pass })}>Set<//>
@@ -125,7 +144,7 @@ export function Controls({ row, detail, onChanged }) {
     ${
       virtual
         ? html`
-    <${Group} title="Recharge (₹)">
+    <${Group} title="Recharge (₹)" act=${act} acts=${['recharge']}>
       <input type="number" aria-label="recharge amount" min="1" value=${amount} disabled=${act.busy('recharge')}
         onInput=${(e) => reviseIntent(rechargeKey, { amount: num(e) })} />
       <input aria-label="transaction id" class="txid" value=${recharge.id} disabled=${act.busy('recharge')}
@@ -136,7 +155,7 @@ export function Controls({ row, detail, onChanged }) {
         title="another recharge: a new transaction id (the same id is never credited twice)"
         onClick=${() => reviseIntent(rechargeKey)}>new id</button>
     <//>
-    <${Group} title="Load">
+    <${Group} title="Load" act=${act} acts=${['load']}>
       <select aria-label="load profile" value=${profile} onChange=${(e) => {
         loadEdited.current = true;
         setProfile(e.currentTarget.value);
@@ -149,12 +168,14 @@ export function Controls({ row, detail, onChanged }) {
       }} /> W
       <${Act} act=${act} name="load" what="Load" run=${() => simPost('/load', { watts: loadW, profile })}>Set<//>
     <//>
-    <${Group} title="Power supply">
-      <${Act} act=${act} name="online" data-action="plug" what="Online" run=${() => simPost('/online', { online: true })}>Plug in (online)<//>
-      <${Act} act=${act} name="online" data-action="unplug" what="Offline" run=${() => simPost('/online', { online: false })}>Unplug (offline)<//>
+    <${Group} title="Power supply" act=${act} acts=${['online']}>
+      <span class="pills toggle">
+      <${Act} act=${act} name="online" data-action="plug" what="Online" pressed=${row.plugged === true}
+        run=${() => simPost('/online', { online: true })} onOk=${flip({ plugged: true })}>Plug in (online)<//>
+      <${Act} act=${act} name="online" data-action="unplug" what="Offline" pressed=${row.plugged === false}
+        run=${() => simPost('/online', { online: false })} onOk=${flip({ plugged: false })}>Unplug (offline)<//></span>
     <//>`
         : html`<p class="muted">An external meter: recharge, load, button and power supply are the meter's own.</p>`
     }
-    <p class=${`status ${status?.ok === false ? 'bad' : ''}`} role="status" data-status>${status?.text ?? ''}</p>
   </div>`;
 }

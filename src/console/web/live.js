@@ -11,6 +11,8 @@ export const live = {
   /** device_id -> fleet row (GET /sim/v1/fleet's shape, updated in place by events) */
   rows: new Map(),
   accounts: [],
+  /** The broker URL meters connect to (the fleet read's `mqtt_url`), for an external meter's connect lines. */
+  mqttUrl: null,
   /** Newest last; at most MAX_EVENTS. */
   events: [],
   /** 'connecting' | 'live' (SSE) | 'polling' (journal) | 'none' (neither answers) */
@@ -55,6 +57,31 @@ let fleetInFlight = null;
  */
 const stateSeq = new Map();
 
+/**
+ * device_id -> {patch, until}: what a control the service just said yes to set on the row (the relay
+ * commanded closed, the mode). A fleet read that does not show it yet (the meter's report is still on
+ * its way) does not flip the control back; the patch goes once a read shows it, or after 3 s.
+ */
+const expected = new Map();
+const EXPECT_MS = 3000;
+
+/** Sets `patch` on the row of `id` now and keeps it through fleet reads that predate it. */
+export function expectRow(id, patch) {
+  const row = live.rows.get(id);
+  if (!row) return;
+  Object.assign(row, patch);
+  expected.set(id, { patch, until: performance.now() + EXPECT_MS });
+  changed();
+}
+
+function keepExpected(id, row) {
+  const x = expected.get(id);
+  if (!x) return;
+  const shown = Object.entries(x.patch).every(([k, v]) => row[k] === v);
+  if (shown || performance.now() > x.until) expected.delete(id);
+  else Object.assign(row, x.patch);
+}
+
 /** Re-reads every row; concurrent calls share one request. */
 export function refreshFleet() {
   const asked = lastSeq ?? 0;
@@ -62,12 +89,14 @@ export function refreshFleet() {
     fleetInFlight = null;
     if (!r.ok) return r;
     live.accounts = r.data.accounts;
+    live.mqttUrl = r.data.mqtt_url ?? live.mqttUrl;
     const seen = new Set();
     for (const row of r.data.devices) {
       seen.add(row.device_id);
       const old = live.rows.get(row.device_id);
       if (old && (stateSeq.get(row.device_id) ?? 0) > asked) continue; // the stream told newer
       live.rows.set(row.device_id, old ? Object.assign(old, row) : row);
+      keepExpected(row.device_id, live.rows.get(row.device_id));
     }
     let membership = seen.size !== live.rows.size;
     for (const id of live.rows.keys()) {
@@ -92,6 +121,9 @@ export function refreshSoon() {
 
 // ---- events ----
 
+/** What a meter says when it connects [MC-4.1]: its info, then its availability. */
+const FIRST_WORDS = new Set(['meter.connected', 'meter.online', 'meter.info']);
+
 /** What an event says about its meter's row, applied in place. */
 export function applyEvent(e) {
   const row = e.device_id ? live.rows.get(e.device_id) : undefined;
@@ -105,6 +137,7 @@ export function applyEvent(e) {
       r.balance = m.balance;
       r.sample_ts = m.ts;
       r.last_seen = Math.max(r.last_seen ?? 0, m.ts);
+      r.heard = true; // a reading: no longer waiting for its first connection (the next read agrees)
     }
     return;
   }
@@ -136,7 +169,12 @@ export function applyEvent(e) {
       if (d.balance !== null) row.balance = d.balance;
       break;
   }
-  if (e.type.startsWith('meter.')) row.last_seen = Math.max(row.last_seen ?? 0, e.vt);
+  if (e.type.startsWith('meter.')) {
+    row.last_seen = Math.max(row.last_seen ?? 0, e.vt);
+    // Its first connection: read its row now, for what it reported (mode, balance) and its `heard`,
+    // rather than say "waiting for its first connection" until the next poll.
+    if (row.heard === false && FIRST_WORDS.has(e.type)) setTimeout(refreshSoon, 0);
+  }
 }
 
 /** The newest seq taken in, so a reconnect or the journal poll resumes after it. */
@@ -146,7 +184,10 @@ function take(e) {
   if (lastSeq !== null && e.seq <= lastSeq) return;
   lastSeq = e.seq;
   if (e.type.startsWith('meter.') || e.type === 'telemetry.summary') live.meterEvents = true;
-  if (e.device_id && e.type !== 'telemetry.summary') stateSeq.set(e.device_id, e.seq);
+  if (e.device_id && e.type !== 'telemetry.summary') {
+    stateSeq.set(e.device_id, e.seq);
+    if (e.type.startsWith('meter.')) expected.delete(e.device_id); // the meter said: that is the truth now
+  }
   applyEvent(e);
   live.events.push(e);
   if (live.events.length > MAX_EVENTS) live.events.splice(0, live.events.length - MAX_EVENTS);

@@ -7,10 +7,13 @@ import { reviseIntent } from './action.js';
 import { sim, v2 } from './api.js';
 import { TimeChart } from './charts.js';
 import { Controls } from './controls.js';
+import { cutoffHint } from './cutoff.js';
 import { EventList } from './events.js';
-import { ago, clockText, istDate, istTime, kwh, relayText, rupees, tariffText, watts } from './format.js';
+import { isWaiting } from './fleet.js';
+import { ago, clockText, eventTime, istDate, kwh, relayText, rupees, tariffText, watts } from './format.js';
 import { useEvery, useLive } from './hooks.js';
 import { live, virtualNow } from './live.js';
+import { ConnectLines } from './provision.js';
 
 const PROPERTIES = [
   'active_power',
@@ -124,11 +127,20 @@ function History({ row }) {
 
 function Facts({ row, detail, now }) {
   const fact = (k, v) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`;
+  // An external meter never heard from has no mode, relay or balance yet: what the row holds are
+  // defaults, not readings [spec-decisions 194].
+  if (isWaiting(row))
+    return html`<dl class="facts">
+      ${fact('Online', html`<span class="dot off"></span><span data-waiting>waiting for its first connection</span>`)}
+      ${fact('Model', row.model)}
+      ${fact('Clock', html`<span data-clock-kind=${row.clock ?? 'virtual'}>${clockText(row.kind, row.clock, live.clock?.wall_offset_ms)}</span>`)}
+    </dl>`;
+  const hint = cutoffHint(row);
   return html`<dl class="facts">
     ${fact('Online', html`<span class=${`dot ${row.online ? 'on' : 'off'}`}></span>${row.online ? 'online' : 'offline'}`)}
     ${fact('Mode', row.mode)}
     ${fact('Relay', html`<span data-relay=${String(row.relay_state)}>${relayText(row.relay_state)}</span> <span class="muted">(commanded ${relayText(row.relay_commanded)})</span>`)}
-    ${fact('Balance', html`<span data-balance=${row.balance}>${rupees(row.balance)}</span>`)}
+    ${fact('Balance', html`<span data-balance=${row.balance}>${rupees(row.balance)}</span>${hint ? html` <span class="warn" data-cutoff-hint>${hint} at ${watts(row.active_power)}</span>` : null}`)}
     ${fact('Tariff', `${tariffText(row.active_tariff)} active · EB ${rupees(row.eb_tariff)} · DG ${rupees(row.dg_tariff)} per kWh`)}
     ${fact('Power', watts(row.active_power))}
     ${fact('Energy', kwh(row.energy))}
@@ -173,6 +185,14 @@ export function Meter({ id, onClose }) {
   const [read, setRead] = useState(null);
   const detail = read?.id === id ? read.data : null;
   const s = series(id);
+  // Another meter opened in this panel starts at its top: its name, not the last one's scroll position.
+  const panel = useRef(null);
+  useEffect(() => {
+    const el = panel.current;
+    if (!el) return;
+    el.scrollTop = 0;
+    if (el.getBoundingClientRect().top < 0) el.scrollIntoView({ block: 'start' });
+  }, [id, !row]);
   const readDetail = () =>
     sim('GET', `/devices/${encodeURIComponent(id)}`).then((r) => r.ok && setRead({ id, data: r.data }));
   useEvery(5000, readDetail, [id]);
@@ -180,8 +200,8 @@ export function Meter({ id, onClose }) {
   useEffect(() => reviseIntent(`recharge:${id}`), [id]);
   const [, seeded] = useState(0);
   useEffect(() => {
-    if (row) seedSeries(row, s).then(() => seeded((n) => n + 1));
-  }, [id]);
+    if (row && !isWaiting(row)) seedSeries(row, s).then(() => seeded((n) => n + 1));
+  }, [id, row && isWaiting(row)]);
   // Every value the row gains becomes a point of the live charts.
   const last = useRef(null);
   if (row && (row.sample_ts !== last.current?.ts || row.balance !== last.current?.balance)) {
@@ -191,18 +211,24 @@ export function Meter({ id, onClose }) {
     last.current = { ts: row.sample_ts, balance: row.balance };
   }
   if (!row)
-    return html`<aside class="meter"><p>Meter ${id} is not in the fleet.</p><button type="button" onClick=${onClose}>Close</button></aside>`;
-  return html`<aside class="meter" data-meter=${id}>
+    return html`<aside class="meter" ref=${panel} data-meter-missing=${id}><p>${live.order.length === 0 ? `Loading ${id}…` : `Meter ${id} is not in the fleet.`}</p><button type="button" onClick=${onClose}>Close</button></aside>`;
+  return html`<aside class="meter" ref=${panel} data-meter=${id}>
     <header class="meter-head">
       <div><h2>${row.device_id}</h2><span class="muted">${row.name} · account #${row.account_id}${row.kind === 'external' ? ' · external' : ''}</span></div>
       <button type="button" class="ghost" aria-label="close meter" onClick=${onClose}>✕</button>
     </header>
     <${Facts} row=${row} detail=${detail} now=${virtualNow()} />
-    <div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${140} /></div>
+    ${row.kind === 'external' ? html`<${ConnectLines} row=${row} mqttUrl=${live.mqttUrl} />` : null}
+    ${
+      // A meter never heard from has no readings, history or state to act on yet: its connect lines say how.
+      isWaiting(row)
+        ? null
+        : html`<div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${140} /></div>
     <div class="card"><h3>Balance over time (₹)</h3><${TimeChart} xs=${s.balance.xs} ys=${s.balance.ys} label="balance (₹)" height=${140} stepped=${true} /></div>
     <${Controls} key=${id} row=${row} detail=${detail} onChanged=${readDetail} />
-    <${History} row=${row} />
+    <${History} row=${row} />`
+    }
     <${MeterEvents} id=${id} />
-    <p class="muted small">Times are IST; the live charts hold what this page heard since it opened (${istTime(s.power.xs[0])} on).</p>
+    <p class="muted small">Times are IST; the live charts hold what this page heard since it opened (${eventTime(s.power.xs[0], virtualNow())} on).</p>
   </aside>`;
 }

@@ -1,5 +1,6 @@
 // Provision: an account (its API key shown once), a space, a device. For an external device, the
-// exact command lines that connect a meter to it over a serial pair, with its credentials.
+// exact command lines that connect a meter to it over a serial pair, with its credentials; the same
+// lines on the meter's page (ConnectLines).
 
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
@@ -17,16 +18,47 @@ function accountsKnown() {
   return all;
 }
 
-/** The shell commands for an external device: a serial pair, the meter on one end, the bridge on the other. */
+/**
+ * The shell commands for an external device: a serial pair, the meter on one end, the bridge on the
+ * other. `npx meterstack`: what runs in the checkout (or project) where the service runs, with or
+ * without a global install [spec-decisions 195].
+ */
 export function commandLines(device, model, mode, balance) {
   const { url, username, password } = device.mqtt;
   const a = `/tmp/${device.device_id}-meter`;
   const b = `/tmp/${device.device_id}-bridge`;
   return [
     `socat -d -d pty,raw,echo=0,link=${a} pty,raw,echo=0,link=${b} &`,
-    `meterstack meter --serial ${a} --device ${device.device_id} --model ${model} --mode ${mode} --balance ${balance} &`,
-    `meterstack bridge --serial ${b} --broker ${url} --username ${username} --password '${password}'`,
+    `npx meterstack meter --serial ${a} --device ${device.device_id} --model ${model} --mode ${mode} --balance ${balance} &`,
+    `npx meterstack bridge --serial ${b} --broker ${url} --username ${username} --password '${password}'`,
   ];
+}
+
+/**
+ * What this page provisioned, by device id: the password (the service shows it once and keeps only
+ * its hash), the mode and the opening balance, so the meter's page can repeat the exact lines. Kept
+ * in this page's memory only, never stored.
+ */
+const provisioned = new Map();
+const PASSWORD_PLACEHOLDER = '<the password shown when it was provisioned>';
+
+/** [spec-decisions 195] The connect lines on an external meter's page; open while it never connected. */
+export function ConnectLines({ row, mqttUrl }) {
+  const mine = provisioned.get(row.device_id);
+  const device = {
+    device_id: row.device_id,
+    mqtt: {
+      url: mqttUrl ?? '<the MQTT URL the service printed>',
+      username: row.device_id,
+      password: mine?.password ?? PASSWORD_PLACEHOLDER,
+    },
+  };
+  const lines = commandLines(device, row.model, mine?.mode ?? 'prepaid', mine?.balance ?? 50_000);
+  return html`<details class="card connect" open=${row.heard === false} data-connect>
+    <summary><h3>Connect a serial meter</h3></summary>
+    <pre class="cmd" data-commands>${lines.join('\n')}</pre><${Copy} text=${lines.join('\n')} />
+    ${mine ? null : html`<p class="muted small">The password is shown once, when the device is provisioned; the service keeps only its hash.</p>`}
+  </details>`;
 }
 
 /** [CON-3] `type="button"`: inside a form, a button without a type submits it (and creates another). */
@@ -115,9 +147,15 @@ export function Provision() {
     if (!r.ok) return setDevRes(r);
     const d = r.data;
     const lines = commandLines(d, dev.model, dev.mode, Math.round(dev.balance * 100));
+    if (d.kind === 'external')
+      provisioned.set(d.device_id, {
+        password: d.mqtt.password,
+        mode: dev.mode,
+        balance: Math.round(dev.balance * 100),
+      });
     setDevRes({
       ok: true,
-      view: html`<p>Device <b>${d.device_id}</b> (${d.kind}) created. MQTT: <code>${d.mqtt.url}</code>, username${' '}<code>${d.mqtt.username}</code>,
+      view: html`<p>Device <a href=${`#/meter/${encodeURIComponent(d.device_id)}`} data-open-meter><b>${d.device_id}</b></a> (${d.kind}) created. MQTT: <code>${d.mqtt.url}</code>, username${' '}<code>${d.mqtt.username}</code>,
         password <code>${d.mqtt.password}</code> (shown once).</p>
         ${
           d.kind === 'external'

@@ -11,6 +11,7 @@ import type { SimContext } from './context.ts';
 export async function fleetRoutes(app: FastifyInstance, { world, now }: SimContext): Promise<void> {
   app.withTypeProvider<ZodTypeProvider>().get('/fleet', { schema: simDoc('getFleet') }, async () => {
     const plugged = (id: string) => world.meter(id)?.online;
-    return success(now(), await fleetView({ store: world.store, twins: world.twins, plugged }));
+    const mqttUrl = world.mqttUrl;
+    return success(now(), await fleetView({ store: world.store, twins: world.twins, plugged, mqttUrl }));
   });
 }
