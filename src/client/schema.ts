@@ -672,7 +672,7 @@ export interface paths {
         };
         /**
          * The fleet: every device with what its twin saw
-         * @description The web console's rows (spec-decisions 62).
+         * @description The web console's rows (spec-decisions 62): `{accounts, devices, mqtt_url}`; a device's `heard` is false for a meter the service has never heard from (an external meter waiting for its first connection).
          */
         get: operations["getFleet"];
         put?: never;
