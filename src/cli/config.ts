@@ -1,7 +1,6 @@
 // Flags and METERSTACK_* environment variables of `meterstack serve`, validated into a ServiceConfig.
 // A flag wins over its variable; a bad value is a clear error naming both.
 
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { BROKER_LOGINS, parseBrokerUrl } from '../broker/external.ts';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
@@ -12,6 +11,7 @@ import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../log/logger.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/types.ts';
 import type { ServiceConfig } from '../service.ts';
+import { newAdminToken } from './admin-token.ts';
 
 export const SERVE_HELP = `usage: meterstack serve [flags]
 
@@ -36,7 +36,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --from-snapshot FILE  start with the world of a snapshot file (GET /sim/v1/snapshots/{name}/export);
                       the --db must hold no world yet; no demo world is made
   --admin-token T     token for /sim/v1 and the broker's admin login, at least 8 characters
-                      (generated and printed if not given)                  METERSTACK_ADMIN_TOKEN
+                      (default: the file <db>.admin-token beside a SQLite --db, made once,
+                      mode 0600; else one per run; printed in the banner)  METERSTACK_ADMIN_TOKEN
   --meter-key K       key virtual meters' MQTT passwords are derived from, 16+ characters; default:
                       the file <db>.meter-key beside a SQLite --db (made 0600), else one per
                       process (PostgreSQL: give the same K to every world process)  METERSTACK_METER_KEY
@@ -310,7 +311,8 @@ export function parseServeConfig(
       // Only the default's ./data is created; a --db in a missing directory is an error naming it.
       // An API instance creates nothing: the world process made the store.
       createDbDir: db === DEFAULT_DB && !apiOnly,
-      adminToken: given ?? `adm_${randomBytes(18).toString('base64url')}`,
+      // serve.ts puts the one kept beside the database in its place (admin-token.ts).
+      adminToken: given ?? newAdminToken(),
       meterKey,
       apiKey,
       speed,

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger } from '../log/logger.ts';
 import { secretRedactor, secretsOf } from '../log/redact.ts';
@@ -8,6 +10,7 @@ import { toIstIsoSeconds } from '../time/ist.ts';
 import { DEMO_METERS } from '../world/demo.ts';
 import { demoNote } from '../world/demo-notes.ts';
 import { FromSnapshotError, seedFromSnapshot } from '../world/from-snapshot.ts';
+import { adminTokenOfRun } from './admin-token.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
 
@@ -25,10 +28,25 @@ export async function runServe(argv: string[]): Promise<void> {
     process.stdout.write(SERVE_HELP);
     return;
   }
-  const { config, logging } = parsed;
+  const { logging } = parsed;
+  let { config } = parsed;
+  // Not given: the token kept beside the database (spec-decisions 180), else one for this run.
+  let adminTokenNote: string | undefined;
+  if (parsed.generatedAdminToken) {
+    try {
+      if (config.createDbDir) mkdirSync(dirname(config.db), { recursive: true });
+      const run = adminTokenOfRun(config.db, config.apiOnly === true);
+      config = { ...config, adminToken: run.token };
+      adminTokenNote = run.note;
+    } catch (err) {
+      process.stderr.write(`meterstack serve: could not start: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+  }
   if (config.apiOnly) {
     const { runApiInstance } = await import('./serve-api.ts');
-    return runApiInstance(config, logging, parsed.generatedAdminToken);
+    return runApiInstance(config, logging, parsed.generatedAdminToken, adminTokenNote);
   }
   if (parsed.fromSnapshot !== undefined) {
     try {
@@ -72,6 +90,7 @@ export async function runServe(argv: string[]): Promise<void> {
       db: redactStoreUrl(config.db), // a PostgreSQL URL's password is never printed
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,
+      ...(adminTokenNote === undefined ? {} : { adminTokenNote }),
       clockIso: toIstIsoSeconds(svc.world.clock.now()),
       speed: svc.world.clock.speed,
       demoMeters: DEMO_METERS.map((def) => {
