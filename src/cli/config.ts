@@ -12,6 +12,7 @@ import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../log/logger.ts'
 import { LOG_LEVELS, type LogLevel } from '../log/types.ts';
 import type { ServiceConfig } from '../service.ts';
 import { newAdminToken } from './admin-token.ts';
+import { joinNegativeNumbers } from './usage.ts';
 
 export const SERVE_HELP = `usage: meterstack serve [flags]
 
@@ -238,7 +239,12 @@ export function parseServeConfig(
     } {
   let values: Record<string, unknown>;
   try {
-    values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+    values = parseArgs({
+      args: joinNegativeNumbers(argv),
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }

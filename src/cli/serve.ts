@@ -13,6 +13,7 @@ import { FromSnapshotError, seedFromSnapshot } from '../world/from-snapshot.ts';
 import { adminTokenOfRun } from './admin-token.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
+import { usageError } from './usage.ts';
 
 export async function runServe(argv: string[]): Promise<void> {
   let parsed: ReturnType<typeof parseServeConfig>;
@@ -20,9 +21,7 @@ export async function runServe(argv: string[]): Promise<void> {
     parsed = parseServeConfig(argv, process.env, process.stdout.isTTY);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`meterstack serve: ${err.message}\n\n${SERVE_HELP}`);
-    process.exitCode = 2;
-    return;
+    return usageError('serve', err.message, SERVE_HELP);
   }
   if (parsed.help) {
     process.stdout.write(SERVE_HELP);
