@@ -62,7 +62,7 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
                                                                             METERSTACK_JOURNAL_SIZE
   --strict-port       fail instead of taking the next free port             METERSTACK_STRICT_PORT=1
 
-  limits (issue 8; defaults in brackets, each also METERSTACK_<FLAG> like the ones above):
+  limits (defaults in brackets; each also METERSTACK_<FLAG>, like the ones above):
   --http-headers-timeout-ms N     408 and close a client whose request head is not in by then [10000]
   --http-request-timeout-ms N     the same for the whole request, head and body [30000]
   --http-keep-alive-timeout-ms N  close an idle keep-alive connection after this long [5000]

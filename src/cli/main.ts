@@ -1,6 +1,6 @@
 // meterstack's command line: `meterstack <command> [flags]`.
 // Each command's module is imported only when that command runs: `--help`, `--version` and a typo
-// load nothing but this file (and the small typo helper), so they answer in about the time node itself takes to start.
+// load nothing but this file and the typo helper, so they answer in about the time node takes to start.
 
 import { packageVersion } from '../package-root.ts';
 import { didYouMean } from '../qa/did-you-mean.ts';
