@@ -60,7 +60,10 @@ export async function runServe(argv: string[]): Promise<void> {
   const redact = secretRedactor(secretsOf(config));
   // Every line is pino's, written by the logger extension: before the bus exists (store open, lease)
   // the service's messages directly, then as `log` events with everything else (issue 9 §2).
-  const extensions = new ServiceExtensions({ log: { logger: createLogger({ ...logging, redact }) } });
+  // The meters' lines of the start at debug: the banner first, then one line for them all.
+  const extensions = new ServiceExtensions({
+    log: { logger: createLogger({ ...logging, redact }), quietStart: true },
+  });
   const say = (level: 'info' | 'warn' | 'error', msg: string) => extensions.logger.say(level, msg);
   let svc: Awaited<ReturnType<typeof startService>>;
   try {
@@ -102,6 +105,7 @@ export async function runServe(argv: string[]): Promise<void> {
       }),
     }),
   );
+  extensions.logger.started();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
