@@ -3,6 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
+import { energyKwhAtWh } from '../../simulator/meter/index.ts';
 import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
 import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';
@@ -141,13 +142,18 @@ export async function runReplay(argv: string[]): Promise<void> {
     progress.end();
     const secs = (performance.now() - started) / 1000;
     const d = r.device;
+    // An embedded service stops with the replay: its URL and the device's secrets would be stale.
+    const serving = Boolean(v.url) || Boolean(v['keep-serving']);
     process.stdout.write(
       [
         `${r.interrupted ? `interrupted at trace time ${traceTime(r.lastTs)}, having played` : 'replayed'} ${trace.file} (${trace.format}): ${r.samples} samples, ${r.events} events${r.loops > 1 ? `, ${r.loops} passes` : ''} in ${secs.toFixed(2)} s`,
-        `device   ${d.deviceId}${d.accountId === null ? '' : ` (account ${d.accountId}, space ${d.spaceId})`}${d.created ? `, MQTT password ${d.password}` : ', played again'}`,
-        ...(d.created && d.apiKey ? [`API key  ${d.apiKey}`] : []),
-        `service  ${target.httpUrl}`,
-        `energy   ${r.energyKwh} kWh`,
+        `device   ${d.deviceId}${d.accountId === null ? '' : ` (account ${d.accountId}, space ${d.spaceId})`}${d.created ? (serving ? `, MQTT password ${d.password}` : '') : ', played again'}`,
+        ...(serving && d.created && d.apiKey ? [`API key  ${d.apiKey}`] : []),
+        serving
+          ? `service  ${target.httpUrl}`
+          : 'service  embedded, stopped with the replay (--keep-serving keeps it running)',
+        // As the meter reports it [MC-7.7]: to the Wh, not the register's binary fraction.
+        `energy   ${energyKwhAtWh(r.energyMwms)} kWh`,
         `balance  ${r.balance} paise (${r.mode})`,
         r.buffered > 0
           ? `the trace ends offline: ${r.buffered} samples stay in the meter's buffer`
