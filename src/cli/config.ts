@@ -50,7 +50,7 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --allowed-hosts H   Host names answered besides localhost, 127.0.0.0/8, [::1]  METERSTACK_ALLOWED_HOSTS
                       and --host: comma-separated (meters.example.com,192.168.1.20), * for
                       any; another is 421 host_not_allowed (DNS rebinding). With --host
-                      0.0.0.0 or :: any IP address is answered too (spec-decisions SEC-5)
+                      0.0.0.0 or :: any IP address is answered too
   --cors ORIGINS      browser pages that may call the APIs: exact origins      METERSTACK_CORS
                       comma-separated (https://app.example.com,localhost), * for any,
                       off for none (default localhost: localhost, 127.0.0.1, [::1], any port)
@@ -69,7 +69,7 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --http-max-connections N        open HTTP connections; at the cap the oldest slow one goes [1024]
   --mqtt-max-connections N        open MQTT connections; at the cap the oldest not logged in goes [20000]
   --mqtt-connect-rate N           new MQTT connections per second [2000]
-  --mqtt-max-packet-bytes N       largest MQTT packet (remaining length), MC-10.1 [263168]
+  --mqtt-max-packet-bytes N       largest MQTT packet (its remaining length) [263168]
 
   --no-events         benchmarks and diagnosis only: the event bus off (no event log lines, journal,
                       stream or live console; bench/ingest.ts's baseline)   METERSTACK_NO_EVENTS=1

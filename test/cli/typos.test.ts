@@ -101,3 +101,15 @@ describe('a scenario file with typos: each at its line, with what was probably m
     );
   });
 });
+
+describe('help texts are in users’ words (issue 20 item 10)', () => {
+  it.each([[[]], [['serve']], [['replay']], [['scenario']], [['fleet']]])(
+    'meterstack %j --help names no issue, section sign or internal document',
+    async (command) => {
+      const r = await cli([...command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^usage: meterstack /);
+      expect(r.stdout).not.toMatch(/\bissue \d|§|spec-decisions|ScenarioError/i);
+    },
+  );
+});
