@@ -29,7 +29,10 @@ const byInfo = new WeakMap<object, Resolutions>();
 export function resolutionsOf(info: Pick<InfoPayload, 'properties'> | null | undefined): Resolutions {
   if (!info) return DEFAULT_RESOLUTIONS;
   let steps = byInfo.get(info);
-  if (steps === undefined) byInfo.set(info, (steps = declaredSteps(info)));
+  if (steps === undefined) {
+    steps = declaredSteps(info);
+    byInfo.set(info, steps);
+  }
   return steps;
 }
 
