@@ -85,6 +85,23 @@ export async function runServe(argv: string[]): Promise<void> {
     process.exitCode = owned ? 2 : 1;
     return;
   }
+  // Before the banner: whoever reads it may stop the service at once (a test, a supervisor).
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say('info', `${signal}: shutting down, flushing readings`);
+    try {
+      await svc.close(); // the logger extension tells a flood's summary as it stops, before the last line
+      say('info', 'stopped cleanly');
+    } catch (err) {
+      say('error', `shutdown: ${(err as Error).message}`);
+      process.exitCode = 1;
+    }
+    process.exit();
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
   process.stdout.write(
     banner({
       svc,
@@ -106,20 +123,4 @@ export async function runServe(argv: string[]): Promise<void> {
     }),
   );
   extensions.logger.started();
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say('info', `${signal}: shutting down, flushing readings`);
-    try {
-      await svc.close(); // the logger extension tells a flood's summary as it stops, before the last line
-      say('info', 'stopped cleanly');
-    } catch (err) {
-      say('error', `shutdown: ${(err as Error).message}`);
-      process.exitCode = 1;
-    }
-    process.exit();
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
 }
