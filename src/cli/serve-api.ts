@@ -56,16 +56,7 @@ export async function runApiInstance(
     process.exitCode = 1;
     return;
   }
-  stdout.write(
-    instanceBanner({
-      httpUrl: svc.httpUrl,
-      mqttUrl: svc.mqttUrl,
-      adminToken: svc.adminToken,
-      db: redactStoreUrl(config.db), // [SEC-2] a PostgreSQL URL's password is never printed
-      generated: generatedAdminToken,
-      note: adminTokenNote,
-    }),
-  );
+  // Before the banner: whoever reads it may stop the instance at once.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -82,4 +73,14 @@ export async function runApiInstance(
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  stdout.write(
+    instanceBanner({
+      httpUrl: svc.httpUrl,
+      mqttUrl: svc.mqttUrl,
+      adminToken: svc.adminToken,
+      db: redactStoreUrl(config.db), // [SEC-2] a PostgreSQL URL's password is never printed
+      generated: generatedAdminToken,
+      note: adminTokenNote,
+    }),
+  );
 }
