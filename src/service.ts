@@ -138,7 +138,11 @@ export const ADMIN_MQTT_USERNAME = 'admin';
  * The connection caps, lowered if need be so that both fit under the open-files limit: at that limit
  * accept() fails for HTTP and MQTT alike (issue 8 item 6).
  */
-function connectionCaps(config: ServiceConfig, log: Log): { http: number; mqtt: number } {
+function connectionCaps(
+  config: ServiceConfig,
+  log: Log,
+  debug: (msg: string) => void,
+): { http: number; mqtt: number } {
   const asked = {
     http: config.httpLimits?.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections,
     mqtt: config.mqttLimits?.maxConnections ?? DEFAULT_BROKER_LIMITS.maxConnections,
@@ -150,11 +154,12 @@ function connectionCaps(config: ServiceConfig, log: Log): { http: number; mqtt: 
     const explicit =
       asked.http !== DEFAULT_HTTP_LIMITS.maxConnections ||
       asked.mqtt !== DEFAULT_BROKER_LIMITS.maxConnections;
-    log(
-      explicit ? 'warn' : 'info',
+    const msg =
       `connection caps HTTP ${caps.http}, MQTT ${caps.mqtt} instead of ${asked.http} and ${asked.mqtt}: ` +
-        `the open-files limit is ${fdLimit} (ulimit -n), ${RESERVED_FDS} descriptors kept free`,
-    );
+      `the open-files limit is ${fdLimit} (ulimit -n), ${RESERVED_FDS} descriptors kept free`;
+    // Defaults fitted to the machine are no news at start (issue 20 item 10): debug.
+    if (explicit) log('warn', msg);
+    else debug(msg);
   }
   return caps;
 }
@@ -238,7 +243,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     if (!meta?.event) bus.emit('log', { level, msg });
   };
 
-  const caps = connectionCaps(config, log);
+  const caps = connectionCaps(config, log, (msg) => bus.emit('log', { level: 'debug', msg }));
   const meterBroker = config.broker
     ? await connectExternalBroker({
         url: config.broker,

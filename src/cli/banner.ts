@@ -20,6 +20,8 @@ export interface BannerInput {
   db: string;
   demo: boolean;
   generatedAdminToken: boolean;
+  /** Where a token not given came from: kept beside the database, or this run's (admin-token.ts). */
+  adminTokenNote?: string;
   /** Virtual now as the API shows it (IST). */
   clockIso: string;
   speed: number;
@@ -66,7 +68,7 @@ export function banner(b: BannerInput): string {
     ...adminTokenLines(
       svc.adminToken,
       b.generatedAdminToken,
-      '(generated for this run; pass --admin-token to keep one)',
+      b.adminTokenNote ?? '(generated for this run; pass --admin-token to keep one)',
     ),
     `  HTTP API     ${url}`,
     '               OpenAPI /openapi.json, Swagger UI /docs',

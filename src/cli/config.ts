@@ -1,7 +1,6 @@
 // Flags and METERSTACK_* environment variables of `meterstack serve`, validated into a ServiceConfig.
 // A flag wins over its variable; a bad value is a clear error naming both.
 
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { BROKER_LOGINS, parseBrokerUrl } from '../broker/external.ts';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
@@ -12,6 +11,8 @@ import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
 import { defaultLogFormat, LOG_FORMATS, type LogFormat } from '../log/logger.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/types.ts';
 import type { ServiceConfig } from '../service.ts';
+import { newAdminToken } from './admin-token.ts';
+import { joinNegativeNumbers } from './usage.ts';
 
 export const SERVE_HELP = `usage: meterstack serve [flags]
 
@@ -36,7 +37,8 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --from-snapshot FILE  start with the world of a snapshot file (GET /sim/v1/snapshots/{name}/export);
                       the --db must hold no world yet; no demo world is made
   --admin-token T     token for /sim/v1 and the broker's admin login, at least 8 characters
-                      (generated and printed if not given)                  METERSTACK_ADMIN_TOKEN
+                      (default: the file <db>.admin-token beside a SQLite --db, made once,
+                      mode 0600; else one per run; printed in the banner)  METERSTACK_ADMIN_TOKEN
   --meter-key K       key virtual meters' MQTT passwords are derived from, 16+ characters; default:
                       the file <db>.meter-key beside a SQLite --db (made 0600), else one per
                       process (PostgreSQL: give the same K to every world process)  METERSTACK_METER_KEY
@@ -48,7 +50,7 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --allowed-hosts H   Host names answered besides localhost, 127.0.0.0/8, [::1]  METERSTACK_ALLOWED_HOSTS
                       and --host: comma-separated (meters.example.com,192.168.1.20), * for
                       any; another is 421 host_not_allowed (DNS rebinding). With --host
-                      0.0.0.0 or :: any IP address is answered too (spec-decisions SEC-5)
+                      0.0.0.0 or :: any IP address is answered too
   --cors ORIGINS      browser pages that may call the APIs: exact origins      METERSTACK_CORS
                       comma-separated (https://app.example.com,localhost), * for any,
                       off for none (default localhost: localhost, 127.0.0.1, [::1], any port)
@@ -60,14 +62,14 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
                                                                             METERSTACK_JOURNAL_SIZE
   --strict-port       fail instead of taking the next free port             METERSTACK_STRICT_PORT=1
 
-  limits (issue 8; defaults in brackets, each also METERSTACK_<FLAG> like the ones above):
+  limits (defaults in brackets; each also METERSTACK_<FLAG>, like the ones above):
   --http-headers-timeout-ms N     408 and close a client whose request head is not in by then [10000]
   --http-request-timeout-ms N     the same for the whole request, head and body [30000]
   --http-keep-alive-timeout-ms N  close an idle keep-alive connection after this long [5000]
   --http-max-connections N        open HTTP connections; at the cap the oldest slow one goes [1024]
   --mqtt-max-connections N        open MQTT connections; at the cap the oldest not logged in goes [20000]
   --mqtt-connect-rate N           new MQTT connections per second [2000]
-  --mqtt-max-packet-bytes N       largest MQTT packet (remaining length), MC-10.1 [263168]
+  --mqtt-max-packet-bytes N       largest MQTT packet (its remaining length) [263168]
 
   --no-events         benchmarks and diagnosis only: the event bus off (no event log lines, journal,
                       stream or live console; bench/ingest.ts's baseline)   METERSTACK_NO_EVENTS=1
@@ -237,7 +239,12 @@ export function parseServeConfig(
     } {
   let values: Record<string, unknown>;
   try {
-    values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+    values = parseArgs({
+      args: joinNegativeNumbers(argv),
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
@@ -310,7 +317,8 @@ export function parseServeConfig(
       // Only the default's ./data is created; a --db in a missing directory is an error naming it.
       // An API instance creates nothing: the world process made the store.
       createDbDir: db === DEFAULT_DB && !apiOnly,
-      adminToken: given ?? `adm_${randomBytes(18).toString('base64url')}`,
+      // serve.ts puts the one kept beside the database in its place (admin-token.ts).
+      adminToken: given ?? newAdminToken(),
       meterKey,
       apiKey,
       speed,

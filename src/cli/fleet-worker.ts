@@ -8,7 +8,7 @@ import { type MeterModel, MODELS } from '../../firmware-protocol/mqtt/vocabulary
 import { ServiceError } from '../fleet-worker/service-client.ts';
 import { FleetWorker, type FleetWorkerOptions } from '../fleet-worker/worker.ts';
 import { log, onSignals } from './log.ts';
-import { positiveInt, usage } from './usage.ts';
+import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
 export const FLEET_HELP = `usage: meterstack fleet --url <service> --admin-token <token> --count <n> [flags]
 
@@ -51,7 +51,7 @@ export async function runFleet(argv: string[]): Promise<void> {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinNegativeNumbers(argv),
       options: {
         url: { type: 'string' },
         'admin-token': { type: 'string' },

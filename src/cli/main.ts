@@ -1,8 +1,9 @@
 // meterstack's command line: `meterstack <command> [flags]`.
 // Each command's module is imported only when that command runs: `--help`, `--version` and a typo
-// load nothing but this file, so they answer in about the time node itself takes to start.
+// load nothing but this file and the typo helper, so they answer in about the time node takes to start.
 
 import { packageVersion } from '../package-root.ts';
+import { didYouMean } from '../qa/did-you-mean.ts';
 
 type Run = (argv: string[]) => Promise<void>;
 
@@ -30,7 +31,9 @@ commands:
 `;
 
 function unknown(command: string): void {
-  process.stderr.write(`meterstack: unknown command '${command}'\n\n${USAGE}`);
+  process.stderr.write(
+    `meterstack: unknown command '${command}'${didYouMean(command, Object.keys(COMMANDS))}\n\n${USAGE}`,
+  );
   process.exitCode = 2;
 }
 

@@ -3,12 +3,14 @@
 
 import { parseArgs } from 'node:util';
 import { MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
+import { energyKwhAtWh } from '../../simulator/meter/index.ts';
 import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
 import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';
 import { embeddedTarget, type Target, TargetError } from '../qa/replay/target.ts';
 import { loadTrace } from '../qa/traces/load.ts';
 import { TraceError } from '../qa/traces/types.ts';
+import { joinNegativeNumbers, usageError } from './usage.ts';
 
 export const REPLAY_HELP = `usage: meterstack replay <trace.csv|trace.jsonl> [flags]
 
@@ -45,35 +47,64 @@ Progress (stderr) is printed every second: trace time covered, samples/s, ETA. C
 replay cleanly and exits 130.
 `;
 
+/** A flag's value that cannot be: a usage error (exit 2), told before anything starts. */
+class UsageProblem extends Error {}
+
 function int(v: string | undefined, name: string): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^-?\d+$/.test(v)) throw new TargetError(`--${name} must be an integer, got ${v}`);
+  if (!/^-?\d+$/.test(v)) throw new UsageProblem(`--${name} must be a whole number, got ${v}`);
   return Number(v);
 }
 
+/** The flags that need no service: checked first, so a typo costs no start. */
+function checkFlags(v: ReturnType<typeof parse>['values'], positionals: string[]) {
+  if (positionals.length === 0) throw new UsageProblem('give the trace file to play (CSV or JSON Lines)');
+  if (positionals.length > 1)
+    throw new UsageProblem(`give one trace file, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (v.mode !== undefined && !MODES.includes(v.mode as never))
+    throw new UsageProblem(`--mode must be one of ${MODES.join(', ')}, got ${v.mode}`);
+  const speed = v.speed === undefined ? 1 : Number(v.speed);
+  if (!(speed > 0) || !Number.isFinite(speed))
+    throw new UsageProblem(`--speed must be a number greater than 0, got ${v.speed}`);
+  const loops = int(v.loops, 'loops');
+  if (loops !== undefined && loops < 1) throw new UsageProblem(`--loops must be 1 or more, got ${v.loops}`);
+  const activeTariff = int(v['active-tariff'], 'active-tariff');
+  if (activeTariff !== undefined && activeTariff !== 1 && activeTariff !== 2)
+    throw new UsageProblem(`--active-tariff must be 1 or 2, got ${v['active-tariff']}`);
+  return {
+    file: positionals[0]!,
+    speed,
+    loops: v.loop ? Number.POSITIVE_INFINITY : (loops ?? 1),
+    accountId: int(v.account, 'account'),
+    spaceId: int(v.space, 'space'),
+    meter: {
+      mode: v.mode,
+      balance: int(v.balance, 'balance'),
+      ebTariff: int(v['eb-tariff'], 'eb-tariff'),
+      dgTariff: int(v['dg-tariff'], 'dg-tariff'),
+      activeTariff: activeTariff as 1 | 2 | undefined,
+    },
+  };
+}
+
 export async function runReplay(argv: string[]): Promise<void> {
-  let a: ReturnType<typeof parse>;
+  let v: ReturnType<typeof parse>['values'];
+  let f: ReturnType<typeof checkFlags>;
   try {
-    a = parse(argv);
+    const a = parse(argv);
+    v = a.values;
+    if (v.help) {
+      process.stdout.write(REPLAY_HELP);
+      return;
+    }
+    f = checkFlags(v, a.positionals);
   } catch (err) {
-    process.stderr.write(`meterstack replay: ${(err as Error).message}\n\n${REPLAY_HELP}`);
-    process.exitCode = 2;
-    return;
-  }
-  const { values: v, positionals } = a;
-  if (v.help) {
-    process.stdout.write(REPLAY_HELP);
-    return;
+    return usageError('replay', (err as Error).message, REPLAY_HELP);
   }
   let target: Target | null = null;
   try {
-    if (positionals.length !== 1) throw new TargetError('give exactly one trace file');
-    if (v.mode !== undefined && !MODES.includes(v.mode as never))
-      throw new TargetError(`--mode must be one of ${MODES.join(', ')}`);
-    const speed = v.speed === undefined ? 1 : Number(v.speed);
-    if (!(speed > 0)) throw new TargetError('--speed must be a number > 0');
-    const pace: Pace = v.instant ? { kind: 'instant' } : { kind: 'speed', speed };
-    const trace = await loadTrace(positionals[0]!);
+    const pace: Pace = v.instant ? { kind: 'instant' } : { kind: 'speed', speed: f.speed };
+    const trace = await loadTrace(f.file);
     if (v.url) {
       const token = v['admin-token'] ?? process.env['METERSTACK_ADMIN_TOKEN'];
       if (!token) throw new TargetError('--url needs --admin-token (or METERSTACK_ADMIN_TOKEN)');
@@ -97,33 +128,32 @@ export async function runReplay(argv: string[]): Promise<void> {
       device: {
         deviceId: v.device ?? trace.meta.deviceId,
         mqttPassword: v['mqtt-password'],
-        accountId: int(v.account, 'account'),
-        spaceId: int(v.space, 'space'),
+        accountId: f.accountId,
+        spaceId: f.spaceId,
         apiKey: v['api-key'],
         knownDevices: v['known-devices'] ?? DEFAULT_KNOWN_DEVICES,
       },
       pace,
-      loops: v.loop ? Number.POSITIVE_INFINITY : (int(v.loops, 'loops') ?? 1),
-      meter: {
-        mode: v.mode,
-        balance: int(v.balance, 'balance'),
-        ebTariff: int(v['eb-tariff'], 'eb-tariff'),
-        dgTariff: int(v['dg-tariff'], 'dg-tariff'),
-        activeTariff: int(v['active-tariff'], 'active-tariff') as 1 | 2 | undefined,
-      },
+      loops: f.loops,
+      meter: f.meter,
       onProgress: progress.update,
       signal: abort.signal,
     });
     progress.end();
     const secs = (performance.now() - started) / 1000;
     const d = r.device;
+    // An embedded service stops with the replay: its URL and the device's secrets would be stale.
+    const serving = Boolean(v.url) || Boolean(v['keep-serving']);
     process.stdout.write(
       [
         `${r.interrupted ? `interrupted at trace time ${traceTime(r.lastTs)}, having played` : 'replayed'} ${trace.file} (${trace.format}): ${r.samples} samples, ${r.events} events${r.loops > 1 ? `, ${r.loops} passes` : ''} in ${secs.toFixed(2)} s`,
-        `device   ${d.deviceId}${d.accountId === null ? '' : ` (account ${d.accountId}, space ${d.spaceId})`}${d.created ? `, MQTT password ${d.password}` : ', played again'}`,
-        ...(d.created && d.apiKey ? [`API key  ${d.apiKey}`] : []),
-        `service  ${target.httpUrl}`,
-        `energy   ${r.energyKwh} kWh`,
+        `device   ${d.deviceId}${d.accountId === null ? '' : ` (account ${d.accountId}, space ${d.spaceId})`}${d.created ? (serving ? `, MQTT password ${d.password}` : '') : ', played again'}`,
+        ...(serving && d.created && d.apiKey ? [`API key  ${d.apiKey}`] : []),
+        serving
+          ? `service  ${target.httpUrl}`
+          : 'service  embedded, stopped with the replay (--keep-serving keeps it running)',
+        // As the meter reports it [MC-7.7]: to the Wh, not the register's binary fraction.
+        `energy   ${energyKwhAtWh(r.energyMwms)} kWh`,
         `balance  ${r.balance} paise (${r.mode})`,
         r.buffered > 0
           ? `the trace ends offline: ${r.buffered} samples stay in the meter's buffer`
@@ -154,7 +184,7 @@ export async function runReplay(argv: string[]): Promise<void> {
 
 function parse(argv: string[]) {
   return parseArgs({
-    args: argv,
+    args: joinNegativeNumbers(argv),
     allowPositionals: true,
     options: {
       help: { type: 'boolean', short: 'h' },

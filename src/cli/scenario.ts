@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadScenario, ScenarioError } from '../qa/scenario/load.ts';
 import { junitReport, textReport } from '../qa/scenario/report.ts';
 import { runScenario as runOne, type ScenarioReport } from '../qa/scenario/run.ts';
+import { joinNegativeNumbers, usageError } from './usage.ts';
 
 export const SCENARIO_HELP = `usage: meterstack scenario [run] <file.yaml|file.json|directory>... [flags]
 
@@ -86,13 +87,12 @@ export async function runScenario(argv: string[]): Promise<void> {
 const SCENARIO_FILE = /\.(ya?ml|json)$/i;
 
 function usage(msg: string): void {
-  process.stderr.write(`meterstack scenario: ${msg}\n\n${SCENARIO_HELP}`);
-  process.exitCode = 2;
+  usageError('scenario', msg, SCENARIO_HELP);
 }
 
 function parse(argv: string[]) {
   return parseArgs({
-    args: argv,
+    args: joinNegativeNumbers(argv),
     allowPositionals: true,
     options: {
       help: { type: 'boolean', short: 'h' },

@@ -16,6 +16,7 @@ function instanceBanner(i: {
   adminToken: string;
   db: string;
   generated: boolean;
+  note: string | undefined;
 }): string {
   return [
     '',
@@ -26,7 +27,7 @@ function instanceBanner(i: {
     ...adminTokenLines(
       i.adminToken,
       i.generated,
-      "(generated: /sim/v1's world operations need the world's token)",
+      i.note ?? "(generated: /sim/v1's world operations need the world's token)",
     ),
     `  MQTT broker  ${i.mqttUrl}   (shared, the world process's)`,
     `  database     ${i.db}   (shared)`,
@@ -39,6 +40,8 @@ export async function runApiInstance(
   config: Omit<ServiceConfig, 'log' | 'extensions'>,
   logging: LoggingConfig,
   generatedAdminToken: boolean,
+  /** What the banner says of a token not given: where it came from (admin-token.ts). */
+  adminTokenNote?: string,
   stdout: Writable = process.stdout,
 ): Promise<void> {
   const redact = secretRedactor(secretsOf(config));
@@ -53,15 +56,7 @@ export async function runApiInstance(
     process.exitCode = 1;
     return;
   }
-  stdout.write(
-    instanceBanner({
-      httpUrl: svc.httpUrl,
-      mqttUrl: svc.mqttUrl,
-      adminToken: svc.adminToken,
-      db: redactStoreUrl(config.db), // [SEC-2] a PostgreSQL URL's password is never printed
-      generated: generatedAdminToken,
-    }),
-  );
+  // Before the banner: whoever reads it may stop the instance at once.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -78,4 +73,14 @@ export async function runApiInstance(
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  stdout.write(
+    instanceBanner({
+      httpUrl: svc.httpUrl,
+      mqttUrl: svc.mqttUrl,
+      adminToken: svc.adminToken,
+      db: redactStoreUrl(config.db), // [SEC-2] a PostgreSQL URL's password is never printed
+      generated: generatedAdminToken,
+      note: adminTokenNote,
+    }),
+  );
 }

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger } from '../log/logger.ts';
 import { secretRedactor, secretsOf } from '../log/redact.ts';
@@ -8,8 +10,10 @@ import { toIstIsoSeconds } from '../time/ist.ts';
 import { DEMO_METERS } from '../world/demo.ts';
 import { demoNote } from '../world/demo-notes.ts';
 import { FromSnapshotError, seedFromSnapshot } from '../world/from-snapshot.ts';
+import { adminTokenOfRun } from './admin-token.ts';
 import { banner } from './banner.ts';
 import { ConfigError, parseServeConfig, SERVE_HELP } from './config.ts';
+import { usageError } from './usage.ts';
 
 export async function runServe(argv: string[]): Promise<void> {
   let parsed: ReturnType<typeof parseServeConfig>;
@@ -17,18 +21,31 @@ export async function runServe(argv: string[]): Promise<void> {
     parsed = parseServeConfig(argv, process.env, process.stdout.isTTY);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`meterstack serve: ${err.message}\n\n${SERVE_HELP}`);
-    process.exitCode = 2;
-    return;
+    return usageError('serve', err.message, SERVE_HELP);
   }
   if (parsed.help) {
     process.stdout.write(SERVE_HELP);
     return;
   }
-  const { config, logging } = parsed;
+  const { logging } = parsed;
+  let { config } = parsed;
+  // Not given: the token kept beside the database (spec-decisions 180), else one for this run.
+  let adminTokenNote: string | undefined;
+  if (parsed.generatedAdminToken) {
+    try {
+      if (config.createDbDir) mkdirSync(dirname(config.db), { recursive: true });
+      const run = adminTokenOfRun(config.db, config.apiOnly === true);
+      config = { ...config, adminToken: run.token };
+      adminTokenNote = run.note;
+    } catch (err) {
+      process.stderr.write(`meterstack serve: could not start: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+  }
   if (config.apiOnly) {
     const { runApiInstance } = await import('./serve-api.ts');
-    return runApiInstance(config, logging, parsed.generatedAdminToken);
+    return runApiInstance(config, logging, parsed.generatedAdminToken, adminTokenNote);
   }
   if (parsed.fromSnapshot !== undefined) {
     try {
@@ -43,7 +60,10 @@ export async function runServe(argv: string[]): Promise<void> {
   const redact = secretRedactor(secretsOf(config));
   // Every line is pino's, written by the logger extension: before the bus exists (store open, lease)
   // the service's messages directly, then as `log` events with everything else (issue 9 §2).
-  const extensions = new ServiceExtensions({ log: { logger: createLogger({ ...logging, redact }) } });
+  // The meters' lines of the start at debug: the banner first, then one line for them all.
+  const extensions = new ServiceExtensions({
+    log: { logger: createLogger({ ...logging, redact }), quietStart: true },
+  });
   const say = (level: 'info' | 'warn' | 'error', msg: string) => extensions.logger.say(level, msg);
   let svc: Awaited<ReturnType<typeof startService>>;
   try {
@@ -65,25 +85,7 @@ export async function runServe(argv: string[]): Promise<void> {
     process.exitCode = owned ? 2 : 1;
     return;
   }
-  process.stdout.write(
-    banner({
-      svc,
-      brokerLogins: svc.meterBroker.logins,
-      db: redactStoreUrl(config.db), // a PostgreSQL URL's password is never printed
-      demo: config.demo,
-      generatedAdminToken: parsed.generatedAdminToken,
-      clockIso: toIstIsoSeconds(svc.world.clock.now()),
-      speed: svc.world.clock.speed,
-      demoMeters: DEMO_METERS.map((def) => {
-        const deviceId = def.deviceId ?? '';
-        const meter = svc.world.meter(deviceId);
-        return {
-          deviceId,
-          note: demoNote({ def, state: meter?.state, online: meter?.online ?? def.online !== false }),
-        };
-      }),
-    }),
-  );
+  // Before the banner: whoever reads it may stop the service at once (a test, a supervisor).
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -100,4 +102,25 @@ export async function runServe(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.stdout.write(
+    banner({
+      svc,
+      brokerLogins: svc.meterBroker.logins,
+      db: redactStoreUrl(config.db), // a PostgreSQL URL's password is never printed
+      demo: config.demo,
+      generatedAdminToken: parsed.generatedAdminToken,
+      ...(adminTokenNote === undefined ? {} : { adminTokenNote }),
+      clockIso: toIstIsoSeconds(svc.world.clock.now()),
+      speed: svc.world.clock.speed,
+      demoMeters: DEMO_METERS.map((def) => {
+        const deviceId = def.deviceId ?? '';
+        const meter = svc.world.meter(deviceId);
+        return {
+          deviceId,
+          note: demoNote({ def, state: meter?.state, online: meter?.online ?? def.online !== false }),
+        };
+      }),
+    }),
+  );
+  extensions.logger.started();
 }

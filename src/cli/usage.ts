@@ -1,4 +1,7 @@
-// Usage errors of a `meterstack <command>`: the reason, then the command's help, exit code 2.
+// Usage errors of a `meterstack <command>`: the reason and one line saying where the flags are, exit
+// code 2. Not the whole help: 45 lines of it scroll the reason off the screen (issue 20 item 9).
+
+import { didYouMean } from '../qa/did-you-mean.ts';
 
 export interface Usage {
   /** Reports a usage error; returns nothing so a caller can `return usage.error(...)`. */
@@ -14,11 +17,57 @@ export interface Usage {
 
 export const positiveInt = (n: number) => Number.isInteger(n) && n > 0;
 
+/** The flags a help text names (`--http-port`, `--no-demo`, …): what a typo is compared with. */
+export function flagsOf(help: string): string[] {
+  return [...new Set(help.match(/--[a-z][a-z0-9-]*/g) ?? [])];
+}
+
+/**
+ * node's parseArgs errors in a user's words: an unknown flag with the one probably meant, a missing
+ * value, a stray argument. Any other message is passed on.
+ */
+export function flagProblem(msg: string, flags: readonly string[]): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(msg);
+  if (unknown) return `unknown flag ${unknown[1]}${didYouMean(unknown[1]!, flags)}`;
+  const missing = /^Option '(-\S+)(?: <value>)?' argument missing/.exec(msg);
+  if (missing) return `${lastFlag(missing[1]!)} needs a value`;
+  const stray = /^Unexpected argument '([^']*)'/.exec(msg);
+  if (stray) return `unexpected argument '${stray[1]}' (this command takes flags only)`;
+  const noValue = /^Option '(-\S+)' does not take an argument/.exec(msg);
+  if (noValue) return `${lastFlag(noValue[1]!)} takes no value`;
+  return msg;
+}
+
+/** `-h, --help` → `--help`. */
+const lastFlag = (names: string): string => names.split(', ').at(-1)!;
+
+/**
+ * `--speed -1` as `--speed=-1`: node's parseArgs takes `-1` for a flag and calls the value
+ * "ambiguous"; joined, it reaches the flag's own check, which says what range is allowed.
+ */
+export function joinNegativeNumbers(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (/^--[^=]+$/.test(arg) && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** Writes a usage error of `command` to stderr and sets exit code 2. */
+export function usageError(command: string, msg: string, help = ''): void {
+  process.stderr.write(
+    `meterstack ${command}: ${flagProblem(msg, flagsOf(help))}\nrun \`meterstack ${command} --help\` for the flags\n`,
+  );
+  process.exitCode = 2;
+}
+
 export function usage(command: string, help: string): Usage {
-  const error = (msg: string): void => {
-    process.stderr.write(`meterstack ${command}: ${msg}\n\n${help}`);
-    process.exitCode = 2;
-  };
+  const error = (msg: string): void => usageError(command, msg, help);
   return {
     error,
     number(name, text, check, expected = 'is not a valid value') {

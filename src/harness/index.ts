@@ -15,14 +15,15 @@ import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger, defaultLogFormat, type LogFormat } from '../log/logger.ts';
 import { secretRedactor, secretsOf } from '../log/redact.ts';
 import type { LogLevel } from '../log/types.ts';
-import { parseWorld, ScenarioError } from '../qa/scenario/load.ts';
+import { InvalidWorldError, parseWorld } from '../qa/scenario/load.ts';
 import type { WorldInput } from '../qa/scenario/schema.ts';
 import { buildWorld } from '../qa/scenario/world.ts';
 import { startService } from '../service.ts';
 import { type Controls, controlsOf } from './controls.ts';
 
 export { MeterstackError } from '../client/index.ts';
-export { ScenarioError } from '../qa/scenario/load.ts';
+// InvalidWorldError: a `world` refused; ScenarioError, its base, still catches it.
+export { InvalidWorldError, ScenarioError } from '../qa/scenario/load.ts';
 export type { WorldInput } from '../qa/scenario/schema.ts';
 export type { Controls, MeterView } from './controls.ts';
 
@@ -160,15 +161,26 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
           headers: { 'x-admin-token': adminToken, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
-        const envelope = (await res.json()) as { success: boolean; data?: unknown; error?: unknown };
-        if (!envelope.success) throw new Error(`${method} /sim/v1${path}: ${JSON.stringify(envelope.error)}`);
+        const envelope = (await res.json()) as {
+          success: boolean;
+          data?: unknown;
+          error?: { code?: string; message?: string; detail?: unknown };
+        };
+        if (!envelope.success) {
+          // The service's own words (its detail, else its message), not its JSON.
+          const e = envelope.error ?? {};
+          const why = typeof e.detail === 'string' ? e.detail : (e.message ?? JSON.stringify(e));
+          throw new Error(
+            `the service refused ${method} /sim/v1${path}: ${why}${e.code ? ` (${e.code})` : ''}`,
+          );
+        }
         return envelope.data;
       };
       await buildWorld({ accounts, spaces, sim }, world, options.seed ?? 1, { parallel: true });
     }
   } catch (err) {
     await closeService();
-    throw new ScenarioError([`world: ${(err as Error).message}`]);
+    throw new InvalidWorldError([`world: ${(err as Error).message}`]);
   }
   const first = world?.accounts[0]?.name ?? (options.demo ? 'demo' : undefined);
   const keyOf = (name: string) => {

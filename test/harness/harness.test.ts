@@ -43,9 +43,12 @@ describe('an invalid world is refused, located, before a port opens', () => {
       expect.arrayContaining([
         expect.stringMatching(/^world\.accounts\[0\]\.spaces\[0\]\.meters\[0\]\.id: a device id/),
         expect.stringMatching(/^world\.accounts\[0\]\.spaces\[0\]\.meters\[0\]\.balance: /),
-        expect.stringMatching(/^world\.accounts\[0\]\.spaces\[0\]\.meters\[1\]: .*modes/),
+        // issue 20 item 9: a typo gets the key it probably meant.
+        "world.accounts[0].spaces[0].meters[1]: unknown key 'modes' (did you mean model or mode?)",
       ]),
     );
+    // issue 20 item 10: named for what the test did, not for scenario files.
+    expect(String(err)).toMatch(/^InvalidWorldError: world\./);
     expect(leftSince(before)).toEqual([]);
   });
 
@@ -60,7 +63,9 @@ describe('an invalid world is refused, located, before a port opens', () => {
     };
     const err = await startMeterstack({ world: twice }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScenarioError);
-    expect((err as ScenarioError).message).toMatch(/^world: POST \/sim\/v1\/devices: .*M/);
+    expect(String(err)).toBe(
+      'InvalidWorldError: world: the service refused POST /sim/v1/devices: device M already exists (conflict)',
+    );
   });
 });
 

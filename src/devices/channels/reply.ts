@@ -1,6 +1,7 @@
 // The `reply` channel [MC-8]: a meter's answer to a command. An event, never retained (MC-2.7).
 
 import type { Reply } from '../pending-commands.ts';
+import { replyAtResolution, resolutionsOf } from '../resolution.ts';
 import type { ChannelContext } from './context.ts';
 
 /**
@@ -17,7 +18,8 @@ export function onReply(cx: ChannelContext, deviceId: string, msg: Reply, tag: s
     cx.counters.peerReplies.inc();
     return;
   }
-  const verdict = cx.pending.reply(deviceId, msg);
+  // [MC-4.4] A read's readings at the meter's resolution, as its samples are (telemetry.ts).
+  const verdict = cx.pending.reply(deviceId, replyAtResolution(msg, resolutionsOf(cx.twin(deviceId).info)));
   if (verdict.ok) return;
   if (verdict.why === 'unmatched')
     cx.refusals.refuse(

@@ -6,6 +6,7 @@ import type { SamplePayload } from '../../../firmware-protocol/mqtt/schemas.ts';
 import { sampleRow } from '../../store/sample-row.ts';
 import type { SampleRow } from '../../store/types.ts';
 import { judgeSamples } from '../plausibility.ts';
+import { resolutionsOf, samplesAtResolution } from '../resolution.ts';
 import { followTwin, reanchorLine } from '../series-anchor.ts';
 import type { Twin } from '../types.ts';
 import type { ChannelContext } from './context.ts';
@@ -36,15 +37,11 @@ export class Telemetry {
   on(twin: Twin, msg: { samples: SamplePayload[] }): void {
     const cx = this.#cx;
     const now = cx.now(); // once per message, the same for every check of it (MC-3.10)
+    // [MC-4.4] [MC-7.7] Each value at its meter's resolution, declared or the default (no float noise).
+    const received = samplesAtResolution(msg.samples, resolutionsOf(twin.info));
     // [MC-7.9] [MC-7.10] Registers joined into one series; the common case needs none of it.
-    const joined = cx.registers.judge(
-      twin.deviceId,
-      msg.samples,
-      twin.latest,
-      twin.info?.register_max_kwh,
-      now,
-    );
-    const verdict = joined ?? judgeSamples(msg.samples, twin.latest, now);
+    const joined = cx.registers.judge(twin.deviceId, received, twin.latest, twin.info?.register_max_kwh, now);
+    const verdict = joined ?? judgeSamples(received, twin.latest, now);
     for (const e of joined?.events ?? [])
       cx.bus.emit(e.type, e.data, { ...cx.ctx(twin.deviceId), vt: Math.min(e.ts, now) });
     if (verdict.refused.length > 0) {

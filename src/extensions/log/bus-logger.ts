@@ -21,6 +21,29 @@ export interface BusLoggerOptions {
   floodIntervalMs?: number;
   /** Wall ms between fleet throughput lines (info), none when nothing reported; 0: none. Default 5 min. */
   throughputIntervalMs?: number;
+  /**
+   * Meters' connected, online and offline lines at debug until `started()` (`serve`'s start: the
+   * banner comes first, then one line for them all). Default false.
+   */
+  quietStart?: boolean;
+}
+
+/** The meters' lines a quiet start tells as one (startSummary). */
+const START_TYPES = new Set(['meter.connected', 'meter.online', 'meter.offline']);
+
+/** Who was online when the start ended, and who went offline during it. */
+export interface StartTally {
+  online: string[];
+  offline: string[];
+}
+
+/** `8 meters online`, `7 meters online, 1 offline: MTR-B203`; '' when no meter came up. */
+export function startSummary(t: StartTally): string {
+  if (t.online.length + t.offline.length === 0) return '';
+  const off = t.offline.length;
+  const names = `${t.offline.slice(0, SHOWN).join(', ')}${off > SHOWN ? ', …' : ''}`;
+  const meters = (n: number) => `${n.toLocaleString('en')} meter${n === 1 ? '' : 's'}`;
+  return `${meters(t.online.length)} online${off ? `, ${off.toLocaleString('en')} offline: ${names}` : ''}`;
 }
 
 /** Names counted per flood key and interval (a bound on memory whoever floods). */
@@ -53,10 +76,13 @@ export class BusLogger {
   /** Virtual time of the newest event: what summary lines carry, as the bus's clock is not ours. */
   #lastVt = 0;
   #tp = { messages: 0, samples: 0, meters: new Set<string>(), since: Date.now() };
+  /** While the start is quiet: each meter's last word (online or not), in the order they came. */
+  #start: Map<string, boolean> | null;
 
   constructor(bus: EventBus, opts: BusLoggerOptions) {
     this.#logger = opts.logger;
     this.#floodIntervalMs = opts.floodIntervalMs ?? 5000;
+    this.#start = opts.quietStart ? new Map() : null;
     this.#flood = new BoundedLog<FloodKey>({
       perInterval: opts.floodLines ?? 10,
       intervalMs: this.#floodIntervalMs,
@@ -77,6 +103,15 @@ export class BusLogger {
     this.#flood.flush();
   }
 
+  /** Ends a quiet start: later meters' lines keep their levels. Who was online, who went offline. */
+  started(): StartTally {
+    const start = this.#start ?? new Map<string, boolean>();
+    this.#start = null;
+    const online = [...start].filter(([, on]) => on).map(([id]) => id);
+    const offline = [...start].filter(([, on]) => !on).map(([id]) => id);
+    return { online, offline };
+  }
+
   /** Stops listening; tells what a flood counted so far. */
   close(): void {
     this.#unsubscribe();
@@ -88,10 +123,18 @@ export class BusLogger {
     this.#lastVt = e.vt;
     if (e.type === 'telemetry.summary') this.#countTelemetry(e as MeterEvent<'telemetry.summary'>);
     // The level first: an event below it costs a table lookup, nothing formatted.
-    const level = levelOf(e);
+    const level = this.#quietAtStart(e) ? 'debug' : levelOf(e);
     if (!this.#logger.isLevelEnabled(level)) return;
     if (!this.#flood.note(`${e.type} ${level}`, floodName(e))) return;
     this.#line(e, level);
+  }
+
+  /** Counts a meter's line of a quiet start; true if it is one (told at debug). */
+  #quietAtStart(e: MeterEvent): boolean {
+    if (this.#start === null || e.device_id === undefined || !START_TYPES.has(e.type)) return false;
+    if (e.type === 'meter.offline') this.#start.set(e.device_id, false);
+    else if (e.type === 'meter.online') this.#start.set(e.device_id, true);
+    return true;
   }
 
   /**

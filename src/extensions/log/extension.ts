@@ -7,7 +7,7 @@ import pino, { type Logger } from 'pino';
 import type { EventBus } from '../../events/bus.ts';
 import type { Log } from '../../log/types.ts';
 import type { Extension, ExtensionContext } from '../extension.ts';
-import { BusLogger, type BusLoggerOptions } from './bus-logger.ts';
+import { BusLogger, type BusLoggerOptions, startSummary } from './bus-logger.ts';
 
 type Level = Parameters<Log>[0];
 
@@ -50,6 +50,16 @@ export class LoggerExtension implements Extension {
   readonly log: Log = (level, msg) => {
     if (this.#busLogger === null) this.#logger[level]({ type: 'log' }, msg);
   };
+
+  /**
+   * The service is up and has said so (`serve`'s banner): ends a quiet start (`quietStart`) with one
+   * info line for the meters whose lines it kept at debug (`7 meters online, 1 offline: MTR-B203`).
+   */
+  started(): void {
+    const tally = this.#busLogger?.started();
+    const line = tally ? startSummary(tally) : '';
+    if (line) this.say('info', line);
+  }
 
   /**
    * A message of whoever runs the service (the CLI's signal lines): a `log` event on the bus, written

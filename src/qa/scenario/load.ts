@@ -6,8 +6,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { didYouMean } from '../did-you-mean.ts';
+import { keysAt } from './keys-at.ts';
 import { badMeterReferences } from './references.ts';
-import { type Scenario, scenarioSchema, type WorldSpec, worldSchema } from './schema.ts';
+import { NO_ACTION, type Scenario, scenarioSchema, type WorldSpec, worldSchema } from './schema.ts';
 
 /** A scenario as loaded: where it came from, each step's line, `from_snapshot` resolved to a path. */
 export interface LoadedScenario extends Scenario {
@@ -21,6 +23,36 @@ export class ScenarioError extends Error {
     super(problems.join('\n'));
     this.name = 'ScenarioError';
   }
+}
+
+/**
+ * The `world` given to the test harness's `startMeterstack` is not one: a field wrong (each problem
+ * at its field) or a meter the service refused. Named for what its user did, not for the scenario
+ * files whose schema it shares; still a ScenarioError, for code that catches that.
+ */
+export class InvalidWorldError extends ScenarioError {
+  constructor(problems: string[]) {
+    super(problems);
+    this.name = 'InvalidWorldError';
+  }
+}
+
+/** A zod issue in a reader's words: an unknown key with the one probably meant. */
+function issueMessage(schema: z.core.$ZodType, issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'unrecognized_keys') return issue.message;
+  const known = keysAt(schema, issue.path);
+  return issue.keys.map((k) => `unknown key '${k}'${didYouMean(k, known)}`).join('; ');
+}
+
+/**
+ * The issues to tell: a step with a mistyped action (`advnce:`) also has no action, which its
+ * unknown key already explains.
+ */
+function tellable(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const unknownAt = new Set(
+    issues.filter((i) => i.code === 'unrecognized_keys').map((i) => JSON.stringify(i.path)),
+  );
+  return issues.filter((i) => !(i.message.startsWith(NO_ACTION) && unknownAt.has(JSON.stringify(i.path))));
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {
@@ -49,7 +81,9 @@ export function parseScenario(file: string, text: string): LoadedScenario {
   const result = scenarioSchema.safeParse(doc.toJS());
   if (!result.success)
     throw new ScenarioError(
-      result.error.issues.slice(0, 20).map((issue: z.core.$ZodIssue) => located(issue.path, issue.message)),
+      tellable(result.error.issues)
+        .slice(0, 20)
+        .map((issue) => located(issue.path, issueMessage(scenarioSchema, issue))),
     );
   const bad = badMeterReferences(result.data);
   if (bad.length > 0) throw new ScenarioError(bad.slice(0, 20).map((b) => located(b.path, b.message)));
@@ -73,10 +107,10 @@ export function parseScenario(file: string, text: string): LoadedScenario {
 export function parseWorld(value: unknown): WorldSpec {
   const result = worldSchema.safeParse(value);
   if (result.success) return result.data;
-  throw new ScenarioError(
+  throw new InvalidWorldError(
     result.error.issues
       .slice(0, 20)
-      .map((issue: z.core.$ZodIssue) => `${fieldPath(['world', ...issue.path])}: ${issue.message}`),
+      .map((issue) => `${fieldPath(['world', ...issue.path])}: ${issueMessage(worldSchema, issue)}`),
   );
 }
 

@@ -3,6 +3,7 @@
 // carries each step's time, file and line, for CI to show. A failure names the check, what differed,
 // the step's `file:line` and what was seen.
 
+import { isAbsolute, relative } from 'node:path';
 import type { ScenarioReport } from './run.ts';
 
 export function textReport(reports: ScenarioReport[]): string {
@@ -47,7 +48,22 @@ function xml(text: string): string {
   return out;
 }
 
-export function junitReport(reports: ScenarioReport[]): string {
+/**
+ * A scenario file's JUnit classname: its path from `cwd` (the absolute one when outside it), dotted,
+ * without extension: `fixtures/scenarios/cutoff.yaml` and `/work/x/fixtures/scenarios/cutoff.yaml`
+ * run from /work/x are both `fixtures.scenarios.cutoff`; `/tmp/a.yaml` is `tmp.a`, never `.tmp.a`.
+ */
+export function junitClassname(file: string, cwd: string): string {
+  const inside = isAbsolute(file) ? relative(cwd, file) : file;
+  const path = inside.startsWith('..') || isAbsolute(inside) ? file : inside;
+  return path
+    .replace(/\.(ya?ml|json)$/i, '')
+    .split(/[/\\]/)
+    .filter((seg) => seg !== '' && seg !== '.' && seg !== '..' && !/^[A-Za-z]:$/.test(seg))
+    .join('.');
+}
+
+export function junitReport(reports: ScenarioReport[], cwd = process.cwd()): string {
   const total = reports.reduce((n, r) => n + r.passed + r.failed, 0);
   const failures = reports.reduce((n, r) => n + r.failed, 0);
   const out = [
@@ -55,7 +71,7 @@ export function junitReport(reports: ScenarioReport[]): string {
     `<testsuites name="meterstack scenarios" tests="${total}" failures="${failures}" errors="0">`,
   ];
   for (const r of reports) {
-    const classname = xml(r.file.replace(/\.(ya?ml|json)$/i, '').replace(/[/\\]/g, '.'));
+    const classname = xml(junitClassname(r.file, cwd));
     out.push(
       `  <testsuite name="${xml(r.name)}" file="${xml(r.file)}" tests="${r.passed + r.failed}" failures="${r.failed}" errors="0" time="${(r.steps.reduce((t, s) => t + s.ms, 0) / 1000).toFixed(3)}">`,
     );

@@ -4,8 +4,16 @@
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../../firmware-protocol/mqtt/topics.ts';
 import { parseTypeList, typeListHelp } from '../../events/filter.ts';
+import { EVENT_TYPES } from '../../events/schemas.ts';
 import { deviceBody } from '../../sim-api/schemas.ts';
 import { faultBody } from '../../world/fault-schemas.ts';
+import { didYouMean } from '../did-you-mean.ts';
+
+/** Event types and families (`meter.*`) a typo is compared with. */
+const EVENT_TYPE_NAMES = [
+  ...EVENT_TYPES,
+  ...new Set(EVENT_TYPES.filter((t) => t.includes('.')).map((t) => `${t.split('.')[0]}.*`)),
+];
 
 export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -119,8 +127,14 @@ export const expectEventSchema = z.strictObject({
   /** An event type (`meter.cutoff`), a family (`meter.*`), or a comma-separated list of them. */
   type: z.string().superRefine((t, ctx) => {
     const parsed = parseTypeList(t);
-    if (!parsed.ok)
-      ctx.addIssue({ code: 'custom', message: `unknown event type '${parsed.bad}': give ${typeListHelp()}` });
+    if (!parsed.ok) {
+      const guess = didYouMean(parsed.bad, EVENT_TYPE_NAMES);
+      // With a likely name the list of forty would only hide it.
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown event type '${parsed.bad}'${guess || `: give ${typeListHelp()}`}`,
+      });
+    }
   }),
   /** Only events of this device. */
   meter: meterId.optional(),
@@ -193,6 +207,9 @@ export const ACTIONS = [
   'prepaid_policy',
 ] as const;
 
+/** How the message on a step without exactly one action begins (load.ts drops it after a typo). */
+export const NO_ACTION = 'a step has exactly one of ';
+
 export const stepSchema = z
   .strictObject({
     name: z.string().optional(),
@@ -245,7 +262,7 @@ export const stepSchema = z
     if (actions.length !== 1)
       ctx.addIssue({
         code: 'custom',
-        message: `a step has exactly one of ${ACTIONS.join(', ')}; this one has ${actions.length ? actions.join(', ') : 'none'}`,
+        message: `${NO_ACTION}${ACTIONS.join(', ')}; this one has ${actions.length ? actions.join(', ') : 'none'}`,
       });
     else if (step.expect && actions[0] !== 'call' && actions[0] !== 'history')
       ctx.addIssue({ code: 'custom', path: ['expect'], message: 'expect goes with call or history' });
