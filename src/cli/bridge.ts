@@ -8,7 +8,7 @@ import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
-import { positiveInt, usage } from './usage.ts';
+import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
 export const BRIDGE_HELP = `usage: meterstack bridge --serial <path> [flags]
 
@@ -26,7 +26,7 @@ the login (wrong password, unknown device) ends the bridge with exit code 2 and 
                         meter online through whatever other broker happens to listen on :1883
   --username <id>       the meter's MQTT username = its device id (required)
   --password <secret>   the meter's MQTT password (or METERSTACK_BRIDGE_PASSWORD)
-  --record <file>       append the session to <file> as JSON Lines (PROTOCOL.md SP-9)
+  --record <file>       append the session to <file> as JSON Lines, one line per frame
   --modbus <model>      poll a Modbus RTU meter instead (model: sdm120)
   --unit-id <n>         Modbus unit id (default ${SDM120_DEFAULTS.unitId})
   --poll-ms <n>         Modbus poll period in ms
@@ -44,7 +44,8 @@ export async function runBridge(argv: string[]): Promise<void> {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      // `--baud -5` is a range error, not "ambiguous": a negative number is the flag's value.
+      args: joinNegativeNumbers(argv),
       options: {
         serial: { type: 'string' },
         baud: { type: 'string' },

@@ -23,7 +23,7 @@ service stays the authority for devices, money, the clock and snapshots. Restart
   --name <w>                  worker name, the key of its lease (default fleet-<prefix>)
   --model basic|full          (default basic)
   --profile <p>               household[:peak-watts] or constant:<watts> (default household:2000)
-  --seed <n>                  base seed; meter n gets seed + n
+  --seed <n>                  base seed; meter n gets seed + n, and its own household load from it
   --balance <paise>           opening balance of new meters (default 0)
   --period-s <s>              telemetry period of new meters (default 60)
   --broker-url <mqtt://…>     connect the meters to this broker instead of the one the service names:

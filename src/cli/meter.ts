@@ -8,7 +8,7 @@ import { VirtualClock } from '../../simulator/clock.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
-import { positiveInt, usage } from './usage.ts';
+import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
 export const METER_HELP = `usage: meterstack meter --serial <path> --device <id> [flags]
 
@@ -37,7 +37,8 @@ export async function runMeter(argv: string[]): Promise<void> {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      // `--baud -5` is a range error, not "ambiguous": a negative number is the flag's value.
+      args: joinNegativeNumbers(argv),
       options: {
         serial: { type: 'string' },
         device: { type: 'string' },

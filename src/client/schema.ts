@@ -461,7 +461,7 @@ export interface paths {
         get: operations["listDeviceFaults"];
         put?: never;
         /**
-         * Switch a fault on a virtual meter (issue 12)
+         * Switch a fault on a virtual meter
          * @description Body `{kind, ...params, start_at?, duration_s?, seed?}`: one of 21 kinds (docs/faults.md), from `start_at` (virtual, not in the past; default now) for `duration_s` virtual seconds (default: until cleared). Answers `201` with the fault `{fault_id, kind, ...params, start_at, end_at, active, seed}`. A fault of the same kind already covering part of that time: `409` (spec-decisions 93–99).
          */
         post: operations["addDeviceFault"];
@@ -544,7 +544,7 @@ export interface paths {
         };
         /**
          * A virtual meter's prepaid policy
-         * @description `{device_id, prepaid_policy, low_balance, balance, relay_state}`; `prepaid_policy` null: none (issue 12 §4).
+         * @description `{device_id, prepaid_policy, low_balance, balance, relay_state}`; `prepaid_policy` null: none.
          */
         get: operations["getPrepaidPolicy"];
         /**
@@ -593,7 +593,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replace a virtual meter with a new physical one (issue 12 §3)
+         * Replace a virtual meter with a new physical one
          * @description Body `{serial?, keep_balance?}`. The same `device_id`, name, udfs, space, account, mode and tariffs; a new `serial` (default generated; 1 to 64 printable characters, not the present one), its energy register from 0 in a new `register_epoch` (MQTT contract MC-4.5, MC-7.9), no faults. The service joins the two registers, so energy readings and history (last − first) stay continuous. The balance moves to the new meter (no ledger entry); `keep_balance: false` refunds it through a ledger `adjustment` instead. The meter reconnects with its new info. Answers `{device_id, old_serial, new_serial, register_epoch, balance, refund}`; an external, worker-hosted or backfilling device: 409 (spec-decisions 108).
          */
         post: operations["replaceDevice"];

@@ -106,7 +106,7 @@ const OPERATIONS = {
     response: simResponses({ data: object, errors: [...VIRTUAL_METER, ...BODY] }),
   },
   addDeviceFault: {
-    summary: 'Switch a fault on a virtual meter (issue 12)',
+    summary: 'Switch a fault on a virtual meter',
     description:
       'Body `{kind, ...params, start_at?, duration_s?, seed?}`: one of 21 kinds (docs/faults.md), from ' +
       '`start_at` (virtual, not in the past; default now) for `duration_s` virtual seconds (default: until ' +
@@ -130,7 +130,7 @@ const OPERATIONS = {
     response: simResponses({ data: object, errors: VIRTUAL_METER }),
   },
   replaceDevice: {
-    summary: 'Replace a virtual meter with a new physical one (issue 12 §3)',
+    summary: 'Replace a virtual meter with a new physical one',
     description:
       'Body `{serial?, keep_balance?}`. The same `device_id`, name, udfs, space, account, mode and tariffs; a ' +
       'new `serial` (default generated; 1 to 64 printable characters, not the present one), its energy ' +
@@ -167,7 +167,7 @@ const OPERATIONS = {
   getPrepaidPolicy: {
     summary: "A virtual meter's prepaid policy",
     description:
-      '`{device_id, prepaid_policy, low_balance, balance, relay_state}`; `prepaid_policy` null: none (issue 12 §4).',
+      '`{device_id, prepaid_policy, low_balance, balance, relay_state}`; `prepaid_policy` null: none.',
     response: simResponses({ data: object, errors: VIRTUAL_METER }),
   },
   setPrepaidPolicy: {
