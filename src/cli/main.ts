@@ -1,9 +1,8 @@
 // meterstack's command line: `meterstack <command> [flags]`.
-// Each command's module is imported only when that command runs: `--help`, `--version` and a typo
-// load nothing but this file and the typo helper, so they answer in about the time node takes to start.
+// Each command's module is imported only when that command runs: `--help` and `--version` load nothing
+// but this file (a typo adds the typo helper), so they answer in about the time node takes to start.
 
 import { packageVersion } from '../package-root.ts';
-import { didYouMean } from '../qa/did-you-mean.ts';
 
 type Run = (argv: string[]) => Promise<void>;
 
@@ -30,7 +29,8 @@ commands:
   meterstack --version        the version of meterstack
 `;
 
-function unknown(command: string): void {
+async function unknown(command: string): Promise<void> {
+  const { didYouMean } = await import('../qa/did-you-mean.ts');
   process.stderr.write(
     `meterstack: unknown command '${command}'${didYouMean(command, Object.keys(COMMANDS))}\n\n${USAGE}`,
   );
@@ -50,7 +50,7 @@ async function main([command, ...rest]: string[]): Promise<void> {
     const [topic] = rest;
     if (topic === undefined) process.stdout.write(USAGE);
     else if (Object.hasOwn(COMMANDS, topic)) await (await COMMANDS[topic]!())(['--help']);
-    else unknown(topic);
+    else await unknown(topic);
     return;
   }
   if (!Object.hasOwn(COMMANDS, command)) return unknown(command);
