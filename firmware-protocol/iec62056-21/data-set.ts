@@ -199,6 +199,7 @@ export function formatFixed(n: number, digits: number, width = 0): string | null
   if (!Number.isFinite(n) || !Number.isInteger(digits) || digits < 0 || digits > 20) return null;
   const neg = n < 0 || Object.is(n, -0);
   const body = Math.abs(n).toFixed(digits);
+  if (body.includes('e')) return null; // toFixed writes 1e21 and above in exponent form
   const padded = body.padStart(Math.max(0, width - (neg && n !== 0 ? 1 : 0)), '0');
   const out = neg && Number(body) !== 0 ? `-${padded}` : padded;
   if (out.length > MAX_VALUE || (width > 0 && out.length > width)) return null;
