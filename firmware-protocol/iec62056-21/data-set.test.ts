@@ -78,6 +78,7 @@ describe('[IEC-3.1] data blocks', () => {
     expect(parseDataLine(`1.8.0(${'1'.repeat(128)})`).ok).toBe(true);
     expect(checkDataSet({ address: 'x'.repeat(17), values: [{ value: '1' }] })).toMatch(/over 16/);
     expect(checkDataSet({ address: '1.8.0', values: [{ value: '1*2' }] })).toMatch(/forbidden/);
+    expect(checkDataSet({ address: '', values: [{ value: '1' }] })).toMatch(/address/);
   });
 });
 

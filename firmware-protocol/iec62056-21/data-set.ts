@@ -55,9 +55,11 @@ function badChar(s: string, forbidden: string): number {
 
 /**
  * [IEC-3.2, IEC-3.3] Whether a data set can be written as it is; null when it can. Writers hold the
- * standard's lengths (MAX_*), not the lenient reading ones.
+ * standard's lengths (MAX_*), not the lenient reading ones, and always write an address.
  */
 export function checkDataSet(set: DataSet): string | null {
+  // Without an address a set would read back as one more value of the set before it.
+  if (set.address === '') return 'a data set we write has an address';
   if (set.address.length > MAX_ADDRESS) return `address ${clip(set.address)} over ${MAX_ADDRESS} characters`;
   if (badChar(set.address, NOT_IN_ADDRESS) >= 0)
     return `address ${clip(set.address)} has a forbidden character`;
