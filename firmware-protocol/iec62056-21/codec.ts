@@ -125,7 +125,9 @@ function decodeSlash(bytes: Uint8Array): DecodeResult {
 
 function decodeOptionSelect(bytes: Uint8Array): DecodeResult {
   const s = line(bytes.subarray(1));
-  if (s === null || s.length !== 3) return fail('syntax', 'IEC-2.3', 'an option select is ACK V Z Y CR LF');
+  if (s === null || !/^[0-9A-Za-z]{3}$/.test(s)) {
+    return fail('syntax', 'IEC-2.3', 'an option select is ACK V Z Y CR LF, each a digit or a letter');
+  }
   return ok({ kind: 'option-select', protocol: s[0]!, baudChar: s[1]!, mode: s[2]! });
 }
 

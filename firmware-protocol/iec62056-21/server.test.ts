@@ -192,6 +192,7 @@ describe('options', () => {
     ['a 17-character ident', { ident: 'x'.repeat(17) }],
     ['a baud character 7', { baudChar: '7' }],
     ['a reaction time over 1500 ms', { reactionMs: 1600 }],
+    ['a reaction time under 200 ms', { reactionMs: 20 }],
     ['an address with a dash', { address: '1-2' }],
   ])('refuses %s with a TypeError', (_name, extra) => {
     expect(() => harness(extra as Partial<ServerOptions>)).toThrow(TypeError);

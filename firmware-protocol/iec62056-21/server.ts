@@ -83,7 +83,9 @@ const normalAddress = (a: string) => a.replace(/^0+(?=.)/, '');
 
 export function createServer(options: ServerOptions): Server {
   const { reactionMs = 200, optionTimeoutMs = 2200, address = '' } = options;
-  if (!(reactionMs >= 0 && reactionMs <= 1500)) throw new TypeError('createServer: reactionMs is 0..1500');
+  // [IEC-1.5] The standard's window; the 20 ms of a lower-case manufacturer letter is not offered.
+  if (!(reactionMs >= 200 && reactionMs <= 1500))
+    throw new TypeError('createServer: reactionMs is 200..1500');
   if (!(optionTimeoutMs > 0)) throw new TypeError('createServer: optionTimeoutMs must be positive');
   if (!isBaudChar(options.baudChar)) throw new TypeError('createServer: baudChar is 0..6');
   if (!/^[0-9A-Za-z ]{0,32}$/.test(address)) throw new TypeError('createServer: bad device address');
