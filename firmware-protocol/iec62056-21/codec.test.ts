@@ -1,6 +1,6 @@
 // The IEC 62056-21 codec over every golden vector, both ways, and the byte-level rules: parity [IEC-1.2],
 // baud characters [IEC-1.4] and the BCC's worked example in PROTOCOL.md [IEC-2.5].
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   addParity,
@@ -106,5 +106,21 @@ describe('[IEC-2] encodeMessage refuses what no meter may send', () => {
     ['a data set without values', { kind: 'data', lines: [[{ address: '1.8.0', values: [] }]] }],
   ] as const)('%s', (_name, m) => {
     expect(() => encodeMessage(m as never)).toThrow(TypeError);
+  });
+});
+
+describe('PROTOCOL.md', () => {
+  it('defines every rule the code, the tests and the golden vectors cite', () => {
+    const dir = new URL('./', import.meta.url);
+    const doc = readFileSync(new URL('PROTOCOL.md', dir), 'utf8');
+    const defined = new Set(
+      [...doc.matchAll(/\*\*(IEC-\d+\.\d+)\*\*|^## (IEC-\d+)/gm)].map((m) => m[1] ?? m[2]),
+    );
+    const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+    const cited = new Set<string>();
+    for (const f of [...files, 'golden/valid.json', 'golden/invalid.json']) {
+      for (const m of readFileSync(new URL(f, dir), 'utf8').matchAll(/IEC-\d+(?:\.\d+)?/g)) cited.add(m[0]);
+    }
+    expect([...cited].filter((r) => !defined.has(r))).toEqual([]);
   });
 });
