@@ -30,7 +30,8 @@ describe('ServiceConfig.log and the bus', () => {
       // config.log has no debug level: a debug line (the connection caps fitted to the machine's
       // open-files limit, issue 20 item 10) is a log event only, for the logger at --log-level debug.
       const fromBus = events
-        .filter((e): e is MeterEvent<'log'> => e.type === 'log' && e.data.level !== 'debug')
+        .filter((e): e is MeterEvent<'log'> => e.type === 'log')
+        .filter((e) => e.data.level !== 'debug')
         .map((e) => `${e.data.level} ${e.data.msg}`);
       expect(fromBus.some((l) => l.startsWith('info MQTT broker listening on mqtt://127.0.0.1:'))).toBe(true);
       // config.log got them all, and nothing the bus did not (the lease says nothing on a fresh store)
