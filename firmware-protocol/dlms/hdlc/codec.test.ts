@@ -1,5 +1,6 @@
 // The HDLC codec over every golden vector, both directions; the FCS's catalogue check value; the LLC
 // header, the SNRM/UA parameters and segmentation. Rule numbers refer to ../HDLC.md.
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fcs16 } from './fcs16.ts';
 import { decodeControl, decodeFrame, encodeControl, encodeFrame, frameLength } from './frame.ts';
@@ -205,5 +206,25 @@ describe('[HD-7] segmentation', () => {
       rule: 'HD-7.3',
       bytes: 200,
     });
+  });
+});
+
+describe('HDLC.md', () => {
+  const doc = readFileSync(new URL('../HDLC.md', import.meta.url), 'utf8');
+
+  it('defines every rule the code and the tests cite', () => {
+    const defined = new Set([...doc.matchAll(/\*\*(HD-\d+\.\d+)\*\*/g)].map((m) => m[1]));
+    const sections = new Set([...doc.matchAll(/^## (HD-\d+) /gm)].map((m) => m[1]));
+    for (const file of readdirSync(new URL('./', import.meta.url)).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(new URL(file, import.meta.url), 'utf8');
+      for (const [rule] of text.matchAll(/HD-\d+(\.\d+)?/g)) {
+        expect(defined.has(rule) || sections.has(rule), `${file} cites ${rule}`).toBe(true);
+      }
+    }
+  });
+
+  it("[HD-2.5] the worked example's frame is in the golden vectors", () => {
+    expect(doc).toContain('`7E A0 07 03 21 93 0F 01 7E`');
+    expect(frames.map((v) => v.hex)).toContain('7E A0 07 03 21 93 0F 01 7E');
   });
 });
