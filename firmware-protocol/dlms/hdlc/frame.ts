@@ -132,6 +132,14 @@ function writeAddress(address: HdlcAddress): number[] {
   return [(upper >>> 7) << 1, (upper & 0x7f) << 1, (lower >>> 7) << 1, ((lower & 0x7f) << 1) | 1];
 }
 
+/** The index just past the control field of a whole frame, or null when its addresses do not parse. */
+export function headerLength(bytes: Uint8Array): number | null {
+  const end = bytes.length - 3;
+  const dest = readAddress(bytes, 3, end);
+  const src = dest === null ? null : readAddress(bytes, dest[1], end);
+  return src === null || src[1] >= end ? null : src[1] + 1;
+}
+
 /** Decodes one whole frame, opening and closing flag included. Checks run in HDLC.md's order. */
 export function decodeFrame(bytes: Uint8Array): FrameResult {
   const n = bytes.length;

@@ -63,6 +63,14 @@ describe('[HD-8.1] FrameSplitter', () => {
     expect(splitter.partial).toBe(0);
   });
 
+  it('a false header whose claimed end is the closing flag of a real frame does not swallow it', () => {
+    const pieces = new FrameSplitter().push(fromHex(`7E A0 0A ${frames[0]!.hex}`));
+    expect(pieces.map((p) => (p.kind === 'bad' ? p.error.code : toHex(p.bytes)))).toEqual([
+      'bad_address',
+      frames[0]!.hex,
+    ]);
+  });
+
   it('[HD-8.3] discard forgets an unfinished frame', () => {
     const splitter = new FrameSplitter();
     splitter.push(wire[2]!.subarray(0, 10));

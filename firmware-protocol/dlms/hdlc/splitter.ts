@@ -3,11 +3,13 @@
 // the next flag. Bytes that do not start a frame are dropped and counted. The buffer holds at most one
 // frame (`maxFrameBytes`, flags included), so noise cannot grow it; work is bounded per byte.
 
+import { fcs16 } from './fcs16.ts';
 import {
   decodeFrame,
   FLAG,
   type FrameError,
   type HdlcFrame,
+  headerLength,
   MAX_FRAME_LENGTH,
   MIN_FRAME_BYTES,
 } from './frame.ts';
@@ -98,12 +100,22 @@ export class FrameSplitter {
           ? { kind: 'frame', frame: result.frame, bytes }
           : { kind: 'bad', error: result.error, bytes },
       );
-      // [HD-8.1] The closing flag may also open the next frame: keep it.
-      start += total - 1;
+      // [HD-8.1] The closing flag may also open the next frame: keep it. A length is trusted only when
+      // the frame decodes or its HCS is right; otherwise the "frame" may be noise that ended inside a
+      // real frame, so move one byte on and look again.
+      const trusted = result.ok || (result.error.code === 'bad_fcs' && hasGoodHcs(bytes));
+      start += trusted ? total - 1 : 1;
     }
     if (start > 0) {
       buf.copyWithin(0, start, this.#len);
       this.#len -= start;
     }
   }
+}
+
+/** True when the frame has an information field and its HCS is right [HD-2.4, HD-2.5]. */
+function hasGoodHcs(bytes: Uint8Array): boolean {
+  const header = headerLength(bytes);
+  if (header === null || header + 2 >= bytes.length - 3) return false;
+  return fcs16(bytes, 1, header) === (bytes[header]! | (bytes[header + 1]! << 8));
 }
