@@ -71,7 +71,18 @@ describe('[HD-8.1] FrameSplitter', () => {
     ]);
   });
 
-  it('[HD-8.3] discard forgets an unfinished frame', () => {
+  it('[HD-8.3] flush, after the line goes quiet, finds a frame a false header was hiding', () => {
+    const splitter = new FrameSplitter();
+    // The closing flag of one frame, a noise byte A0 and the next frame's flag read as a header of 128.
+    expect(
+      splitter.push(fromHex(`${frames[0]!.hex} A0 ${frames[5]!.hex}`)).map((p) => toHex(p.bytes)),
+    ).toEqual([frames[0]!.hex]);
+    expect(splitter.flush().map((p) => toHex(p.bytes))).toEqual([frames[5]!.hex]);
+    expect(splitter.partial).toBe(0);
+    expect(splitter.noiseBytes).toBe(1);
+  });
+
+  it('discard forgets an unfinished frame', () => {
     const splitter = new FrameSplitter();
     splitter.push(wire[2]!.subarray(0, 10));
     expect(splitter.discard()).toBe(10);

@@ -63,7 +63,23 @@ export class FrameSplitter {
     return this.#len;
   }
 
-  /** [HD-8.3] Forgets an unfinished frame (the line went quiet mid-frame); returns its length so far. */
+  /**
+   * [HD-8.3] The line has gone quiet: nothing held can still be completed, so a header waiting for more
+   * bytes was false. Looks again one byte further on, delivering any whole frame it hid, and drops the
+   * rest. Called by the adapter after the inter-character timeout; work is bounded by the buffer.
+   */
+  flush(): SplitPiece[] {
+    const out: SplitPiece[] = [];
+    while (this.#len > 0) {
+      if (this.#buf[0] !== FLAG) this.#noise++;
+      this.#buf.copyWithin(0, 1, this.#len);
+      this.#len--;
+      this.#scan(out);
+    }
+    return out;
+  }
+
+  /** Forgets everything held (the port was closed or reopened); returns how many bytes that was. */
   discard(): number {
     const n = this.#len;
     this.#len = 0;
