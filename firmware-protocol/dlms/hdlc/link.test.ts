@@ -107,6 +107,22 @@ describe('[HD-9] a public Gurux session (https://pastebin.com/Vvs6PqXK), replaye
   });
 });
 
+describe("[HD-6.4] UAs of public logs, reproduced from the same SNRM and the meter's limits", () => {
+  it.each([
+    ['[HD-6.1] SNRM proposing 2-byte lengths', '[HD-6.1] UA accepting 1010-byte fields', SERVER, 2030, 2030],
+    [
+      '[HD-3.1] four-byte server address (upper 1, lower 8821)',
+      '[HD-6.1] UA from a four-byte server address',
+      { bytes: 4 as const, upper: 1, lower: 8821 },
+      248,
+      62,
+    ],
+  ])('%s', (snrm, ua, address, maxInfoTx, maxInfoRx) => {
+    const l = link({ ...CONFIG, address, limits: { maxInfoTx, maxInfoRx, windowTx: 1, windowRx: 1 } });
+    expect(l.frame(vector(snrm).hex)).toEqual([vector(ua).hex]);
+  });
+});
+
 describe('[HD-9.1] SNRM', () => {
   it('negotiates down to what the server can do', () => {
     const l = link();
