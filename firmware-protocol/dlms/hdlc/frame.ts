@@ -179,7 +179,8 @@ export function decodeFrame(bytes: Uint8Array): FrameResult {
       dest: dest[0],
       src: src[0],
       control: decodeControl(bytes[controlAt]!),
-      info: bytes.slice(rest > 0 ? headerEnd + 2 : headerEnd, end),
+      // A copy, and a plain Uint8Array even when given a Buffer (whose slice is a view).
+      info: new Uint8Array(bytes.subarray(rest > 0 ? headerEnd + 2 : headerEnd, end)),
     },
   };
 }

@@ -245,13 +245,13 @@ function answerPoll(
 }
 
 /** [HD-7.1, HD-9.3] Sends the next segment of the response as an I-frame with F set. */
-function sendNext(_config: LinkConfig, s: LinkState, effects: LinkEffect[]): LinkStep {
+function sendNext(config: LinkConfig, s: LinkState, effects: LinkEffect[]): LinkStep {
   const [next, ...rest] = s.tx;
   if (next === undefined || s.client === null) return { state: s, effects };
   const frame: HdlcFrame = {
     segmented: next.more,
     dest: { bytes: 1, value: s.client },
-    src: _config.address,
+    src: config.address,
     control: { type: 'I', ns: s.vs, nr: s.vr, pf: true },
     info: next.info,
   };

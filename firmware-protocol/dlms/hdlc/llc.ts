@@ -26,5 +26,9 @@ export function stripLlc(data: Uint8Array): LlcResult {
       error: { code: 'bad_llc', rule: 'HD-5.1', message: `LLC header "${head}", want e6 e6 00 or e6 e7 00` },
     };
   }
-  return { ok: true, direction: data[1] === 0xe6 ? 'command' : 'response', apdu: data.slice(3) };
+  return {
+    ok: true,
+    direction: data[1] === 0xe6 ? 'command' : 'response',
+    apdu: new Uint8Array(data.subarray(3)),
+  };
 }

@@ -8,7 +8,10 @@ export function segment(message: Uint8Array, maxInfo: number): { info: Uint8Arra
     throw new TypeError(`maxInfo ${maxInfo} is not a positive integer [HD-7.1]`);
   const out: { info: Uint8Array; more: boolean }[] = [];
   for (let at = 0; at < message.length; at += maxInfo) {
-    out.push({ info: message.slice(at, at + maxInfo), more: at + maxInfo < message.length });
+    out.push({
+      info: new Uint8Array(message.subarray(at, at + maxInfo)),
+      more: at + maxInfo < message.length,
+    });
   }
   if (out.length === 0) out.push({ info: new Uint8Array(0), more: false });
   return out;

@@ -94,3 +94,14 @@ describe('[HD-8.1] FrameSplitter', () => {
     expect(() => new FrameSplitter(5000)).toThrow(TypeError);
   });
 });
+
+describe('Buffers in, plain copies out', () => {
+  it('a frame decoded from a Node Buffer does not alias it', () => {
+    const buffer = Buffer.from(fromHex(frames[2]!.hex));
+    const pieces = new FrameSplitter().push(buffer);
+    const info = pieces[0]!.kind === 'frame' ? pieces[0]!.frame.info : undefined;
+    buffer.fill(0);
+    expect(info && toHex(info)).toBe(frames[2]!.decoded.info);
+    expect(info?.constructor).toBe(Uint8Array);
+  });
+});

@@ -64,7 +64,10 @@ export function decodeDatagram(bytes: Uint8Array, maxApdu = MAX_WPDU_APDU): Wpdu
       `length field ${header.length}, ${bytes.length - HEADER_BYTES} bytes follow the header`,
     );
   }
-  return { ok: true, pdu: { source: header.source, dest: header.dest, apdu: bytes.slice(HEADER_BYTES) } };
+  return {
+    ok: true,
+    pdu: { source: header.source, dest: header.dest, apdu: new Uint8Array(bytes.subarray(HEADER_BYTES)) },
+  };
 }
 
 export function encodeWpdu(pdu: Wpdu): Uint8Array {

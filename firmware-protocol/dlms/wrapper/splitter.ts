@@ -33,7 +33,7 @@ export class WpduSplitter {
 
   push(chunk: Uint8Array): StreamPiece[] {
     if (this.#failed || chunk.length === 0) return [];
-    this.#chunks.push(chunk.slice());
+    this.#chunks.push(new Uint8Array(chunk)); // a copy: a Buffer's slice is a view
     this.#held += chunk.length;
     const out: StreamPiece[] = [];
     while (this.#held >= HEADER_BYTES) {
@@ -50,7 +50,7 @@ export class WpduSplitter {
       const bytes = this.#take(total);
       out.push({
         kind: 'pdu',
-        pdu: { source: header.source, dest: header.dest, apdu: bytes.slice(HEADER_BYTES) },
+        pdu: { source: header.source, dest: header.dest, apdu: new Uint8Array(bytes.subarray(HEADER_BYTES)) },
       });
     }
     return out;
