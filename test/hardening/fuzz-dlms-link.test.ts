@@ -7,6 +7,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type ClientEvent,
+  type ClientState,
+  clientStep,
+  INITIAL_CLIENT,
+} from '../../firmware-protocol/dlms/hdlc/client.ts';
+import {
   type Control,
   decodeFrame,
   encodeFrame,
@@ -242,6 +248,48 @@ describe('HDLC [HD-2, HD-10]', () => {
             }
           },
         ),
+        fuzzParams(500),
+      );
+    },
+    fuzzTimeout(20_000),
+  );
+});
+
+describe('HDLC client [HD-11]', () => {
+  it(
+    'the client state machine takes any event in any state; what it sends encodes and fits its length',
+    () => {
+      const config = {
+        client: 16,
+        server: { bytes: 1 as const, value: 1 },
+        propose: {},
+        maxMessageBytes: 1000,
+      };
+      const fromServer = fc
+        .tuple(frameArb, fc.boolean())
+        .map(([f, ours]) =>
+          ours ? { ...f, dest: { bytes: 1 as const, value: 16 }, src: config.server } : f,
+        );
+      const event: fc.Arbitrary<ClientEvent> = fc.oneof(
+        fromServer.map((frame) => ({ kind: 'frame' as const, frame })),
+        bytes(300).map((apdu) => ({ kind: 'request' as const, apdu })),
+        fc.constantFrom<ClientEvent>({ kind: 'connect' }, { kind: 'disconnect' }, { kind: 'retry' }),
+      );
+      fc.assert(
+        fc.property(fc.array(event, { maxLength: 30 }), (events) => {
+          let state: ClientState = INITIAL_CLIENT;
+          for (const e of events) {
+            const result = clientStep(config, state, e);
+            state = result.state;
+            expect(state.rx.bytes).toBeLessThanOrEqual(config.maxMessageBytes);
+            for (const effect of result.effects) {
+              if (effect.kind !== 'send') continue;
+              expect(() => encodeFrame(effect.frame)).not.toThrow();
+              if (effect.frame.control.type === 'I')
+                expect(effect.frame.info.length).toBeLessThanOrEqual(state.params.maxInfoTx);
+            }
+          }
+        }),
         fuzzParams(500),
       );
     },
