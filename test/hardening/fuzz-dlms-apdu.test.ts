@@ -1,7 +1,8 @@
 // Property-based fuzzing of the DLMS application-layer codecs (issue 21 item 6): whatever bytes arrive,
 // decodeData, decodeDateTime and decodeApdu answer a value or a typed error naming a rule and never
 // throw [AX-1.4]; generated values round-trip through encode/decode [AX-3, AP-1]; a GET response split
-// into blocks fits the PDU size and reassembles to the same Data [AP-5.5, AP-5.6].
+// into blocks, and a SET value likewise, fits the PDU size and reassembles to the same Data [AP-5.5, AP-5.6,
+// AP-6.2].
 // Budget: fuzz-config.ts (CI runs a few hundred cases; `npm run fuzz` runs for minutes).
 
 import fc from 'fast-check';
@@ -9,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { associationRequest } from '../../firmware-protocol/dlms/apdu/aarq.ts';
 import { type Apdu, decodeApdu, encodeApdu } from '../../firmware-protocol/dlms/apdu/apdu.ts';
 import { fromHex } from '../../firmware-protocol/dlms/apdu/axdr.ts';
-import { acceptBlock, getResponses, startAssembly } from '../../firmware-protocol/dlms/apdu/blocks.ts';
+import {
+  acceptBlock,
+  getResponses,
+  setRequests,
+  startAssembly,
+} from '../../firmware-protocol/dlms/apdu/blocks.ts';
 import type { AttributeDescriptor, GetDataResult, Invoke } from '../../firmware-protocol/dlms/apdu/cosem.ts';
 import { type Data, decodeData, encodeData } from '../../firmware-protocol/dlms/apdu/data.ts';
 import { type DateTime, decodeDateTime } from '../../firmware-protocol/dlms/apdu/datetime.ts';
@@ -309,6 +315,60 @@ describe('[AP-5.5][AP-5.6] GET block transfer', () => {
             if (step.kind === 'done') expect(decodeData(step.raw)).toEqual({ ok: true, value: data });
           }
         }),
+        fuzzParams(200),
+      );
+    },
+    fuzzTimeout(20_000),
+  );
+});
+
+describe('[AP-6.2] SET block transfer', () => {
+  it(
+    'every request fits the PDU size and the blocks reassemble to the value',
+    () => {
+      fc.assert(
+        fc.property(
+          invokeArb,
+          attrArb,
+          accessArb,
+          dataArb,
+          fc.integer({ min: 40, max: 600 }),
+          (invoke, attribute, access, value, maxPdu) => {
+            let requests: ReturnType<typeof setRequests>;
+            try {
+              requests = setRequests(invoke, attribute, value, maxPdu, access);
+            } catch (e) {
+              // Only when not even the descriptor and access selection fit beside one byte of value.
+              expect(e).toBeInstanceOf(RangeError);
+              const block = { last: false, blockNumber: 1, raw: new Uint8Array(1) };
+              const first = { type: 'set-request-with-first-datablock' as const, invoke, attribute, block };
+              expect(encodeApdu(access ? { ...first, access } : first).length).toBeGreaterThan(maxPdu);
+              return;
+            }
+            for (const req of requests) expect(encodeApdu(req).length).toBeLessThanOrEqual(maxPdu);
+            const [first, ...rest] = requests;
+            if (first?.type === 'set-request-normal') {
+              expect(rest).toHaveLength(0);
+              expect(first.value).toEqual(value);
+              return;
+            }
+            let state = startAssembly();
+            for (const [i, req] of requests.entries()) {
+              if (req.type === 'set-request-normal') throw new Error('normal after blocks');
+              expect(req.type).toBe(
+                i === 0 ? 'set-request-with-first-datablock' : 'set-request-with-datablock',
+              );
+              const step = acceptBlock(state, req.block);
+              if (step.kind === 'more') {
+                state = step.state;
+                continue;
+              }
+              expect(step.kind).toBe('done');
+              expect(i).toBe(requests.length - 1);
+              if (step.kind === 'done') expect(decodeData(step.raw)).toEqual({ ok: true, value });
+            }
+          },
+        ),
         fuzzParams(200),
       );
     },

@@ -1,22 +1,35 @@
-// GET block transfer both ways [AP-5.5, AP-5.6]: a server splitting a response too long for the client's
-// max-receive-pdu-size into DataBlock-G blocks, and a client putting the blocks back together. Pure: the
-// caller keeps the state and does the sending.
+// Block transfer both ways: a server splitting a GET response too long for the client's
+// max-receive-pdu-size into DataBlock-G blocks and a client putting them back together [AP-5.5, AP-5.6];
+// a client splitting a long SET value into DataBlock-SA blocks and a server putting those together
+// [AP-6.2]. Pure: the caller keeps the state and does the sending.
 
 import { Writer } from './axdr.ts';
-import { type GetDataResult, type Invoke, writeGetDataResult } from './cosem.ts';
+import {
+  type AccessSelection,
+  type AttributeDescriptor,
+  type GetDataResult,
+  type Invoke,
+  writeAttribute,
+  writeGetDataResult,
+  writeOptionalAccess,
+} from './cosem.ts';
 import { type Data, writeData } from './data.ts';
 import type { DecodeError } from './errors.ts';
 import type { DataBlockG, GetResponse } from './get.ts';
+import { type DataBlockSA, type SetRequest, writeSetRequest } from './set.ts';
 
 /** Bytes of a with-datablock response around its raw data, besides the raw-data length's own bytes. */
 const BLOCK_HEADER = 9; // C4 02 invoke last block-number(4) choice
 
 const lengthBytes = (n: number) => (n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
 
-/** [AP-5.5] The most raw bytes a block can carry in an APDU of `maxPdu` bytes. */
-export function blockPayloadSize(maxPdu: number): number {
-  let size = maxPdu - BLOCK_HEADER - 1;
-  while (size > 0 && BLOCK_HEADER + lengthBytes(size) + size > maxPdu) size--;
+/**
+ * [AP-5.5] The most raw bytes a block can carry in an APDU of `maxPdu` bytes, after `header` bytes
+ * (9 for a GET with-datablock response) and the raw-data length.
+ */
+export function blockPayloadSize(maxPdu: number, header = BLOCK_HEADER): number {
+  let size = maxPdu - header - 1;
+  while (size > 0 && header + lengthBytes(size) + size > maxPdu) size--;
   if (size < 1) throw new RangeError(`max PDU size ${maxPdu} leaves no room for a block [AP-5.5]`);
   return size;
 }
@@ -52,7 +65,53 @@ export function splitIntoBlocks(invoke: Invoke, raw: Uint8Array, maxPdu: number)
   return out;
 }
 
-/** A client's reassembly in progress. */
+/**
+ * [AP-6.2] The SET-Requests a client sends to write `value`: one set-request-normal when it fits in the
+ * server's max receive PDU size, else with-first-datablock and then with-datablock, numbered from 1, the
+ * last marked. The server answers each but the last with set-response-datablock.
+ */
+export function setRequests(
+  invoke: Invoke,
+  attribute: AttributeDescriptor,
+  value: Data,
+  maxPdu: number,
+  access?: AccessSelection,
+): SetRequest[] {
+  const sel = access ? { access } : {};
+  const normal: SetRequest = { type: 'set-request-normal', invoke, attribute, ...sel, value };
+  const w = new Writer();
+  writeSetRequest(w, normal);
+  if (w.finish().length <= maxPdu) return [normal];
+  const raw = new Writer();
+  writeData(raw, value);
+  const bytes = raw.finish();
+  // The first block carries the descriptor and access selection too: C1 02 invoke, descriptor, access,
+  // last, block number.
+  const head = new Writer();
+  writeAttribute(head, attribute);
+  writeOptionalAccess(head, access);
+  const firstSize = blockPayloadSize(maxPdu, 3 + head.finish().length + 5);
+  const restSize = blockPayloadSize(maxPdu, 8);
+  const out: SetRequest[] = [];
+  let start = 0;
+  for (let n = 1; n === 1 || start < bytes.length; n++) {
+    const size = n === 1 ? firstSize : restSize;
+    const block: DataBlockSA = {
+      last: start + size >= bytes.length,
+      blockNumber: n,
+      raw: bytes.slice(start, start + size),
+    };
+    out.push(
+      n === 1
+        ? { type: 'set-request-with-first-datablock', invoke, attribute, ...sel, block }
+        : { type: 'set-request-with-datablock', invoke, block },
+    );
+    start += size;
+  }
+  return out;
+}
+
+/** A reassembly in progress (a GET response on a client, a SET value on a server). */
 export interface Assembly {
   /** The block number expected next. */
   expect: number;
@@ -73,26 +132,34 @@ export const startAssembly = (): Assembly => ({ expect: 1, chunks: [], size: 0 }
 export const MAX_REASSEMBLED = 1 << 20;
 
 /**
- * [AP-5.6] Takes one block. Block numbers must run 1, 2, 3 …; the whole must stay within `maxBytes`.
- * When done, `raw` is the encoding of the Data (decode it with decodeData).
+ * [AP-5.6, AP-6.2] Takes one block, a GET response's DataBlock-G or a SET request's DataBlock-SA. Block
+ * numbers must run 1, 2, 3 …; the whole must stay within `maxBytes`. When done, `raw` is the encoding of
+ * the Data (decode it with decodeData).
  */
-export function acceptBlock(state: Assembly, block: DataBlockG, maxBytes = MAX_REASSEMBLED): AssemblyStep {
+export function acceptBlock(
+  state: Assembly,
+  block: DataBlockG | DataBlockSA,
+  maxBytes = MAX_REASSEMBLED,
+): AssemblyStep {
   if (block.blockNumber !== state.expect) {
     return error('AP-5.6', `block ${block.blockNumber}, expected ${state.expect}`);
   }
-  if (block.result.kind === 'error') return { kind: 'refused', result: block.result.result };
-  const size = state.size + block.result.raw.length;
-  if (size > maxBytes) return error('AP-5.6', `reassembled response over ${maxBytes} bytes`);
-  const chunks = [...state.chunks, block.result.raw];
+  let raw: Uint8Array;
+  if ('raw' in block) raw = block.raw;
+  else if (block.result.kind === 'error') return { kind: 'refused', result: block.result.result };
+  else raw = block.result.raw;
+  const size = state.size + raw.length;
+  if (size > maxBytes) return error('AP-5.6', `reassembled value over ${maxBytes} bytes`);
+  const chunks = [...state.chunks, raw];
   if (!block.last)
     return { kind: 'more', state: { expect: state.expect + 1, chunks, size }, ack: block.blockNumber };
-  const raw = new Uint8Array(size);
+  const whole = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
-    raw.set(c, at);
+    whole.set(c, at);
     at += c.length;
   }
-  return { kind: 'done', raw };
+  return { kind: 'done', raw: whole };
 }
 
 function error(rule: string, message: string): AssemblyStep {

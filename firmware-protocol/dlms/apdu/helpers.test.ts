@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { ACSE_USER_DIAGNOSTIC, associationRequest, CLIENT_SAP } from './aarq.ts';
 import { decodeApdu, encodeApdu } from './apdu.ts';
 import { fromHex, toHex } from './axdr.ts';
-import { acceptBlock, blockPayloadSize, getResponses, splitIntoBlocks, startAssembly } from './blocks.ts';
+import {
+  acceptBlock,
+  blockPayloadSize,
+  getResponses,
+  setRequests,
+  splitIntoBlocks,
+  startAssembly,
+} from './blocks.ts';
 import {
   type CaptureObject,
   entryFromAccess,
@@ -67,6 +74,29 @@ describe('[AX-5] date-time', () => {
   it('[AX-5.2] an encoder refuses a field out of range', () => {
     expect(() => encodeDateTime({ ...dateTimeFromInstant(0, 0), hour: 24 })).toThrow(RangeError);
     expect(() => encodeDateTime({ ...dateTimeFromInstant(0, 0), deviation: 721 })).toThrow(/AX-5.4/);
+  });
+});
+
+describe('[AX-3.1][AX-5.1] a public load profile buffer', () => {
+  it('reads as 24 hourly rows: a date-time each hour, status 0, the energy register rising', () => {
+    const v = loadVectors().data.find((x) => x.name.includes('load profile buffer'))!;
+    const d = v.decoded as Data;
+    if (d.type !== 'array') throw new Error(d.type);
+    const rows = d.items.map((row) => {
+      if (row.type !== 'structure' || row.items[0]?.type !== 'octet-string') throw new Error('row');
+      const dt = decodeDateTime(row.items[0].value);
+      if (!dt.ok) throw new Error(dt.error.message);
+      return {
+        hour: dt.value.hour,
+        deviation: dt.value.deviation,
+        status: row.items[1],
+        value: row.items[2],
+      };
+    });
+    expect(rows.map((r) => r.hour)).toEqual([...Array(24).keys()]);
+    expect(rows.every((r) => r.deviation === null)).toBe(true);
+    expect(rows[0]!.value).toEqual({ type: 'double-long-unsigned', value: 100000 });
+    expect(rows[23]!.value).toEqual({ type: 'double-long-unsigned', value: 100000 + 23 * 416 });
   });
 });
 
@@ -151,6 +181,24 @@ describe('[AP-5.5][AP-5.6] GET block transfer', () => {
       result: { kind: 'error' as const, result: DAR.longGetAborted },
     };
     expect(acceptBlock(startAssembly(), aborted)).toEqual({ kind: 'refused', result: 15 });
+  });
+});
+
+describe('[AP-6.2] SET block transfer', () => {
+  const attr = { classId: 20, instance: '0.0.13.0.0.255', attributeId: 7 };
+  it('a value that fits is one set-request-normal; a longer one goes in blocks that fill the PDU', () => {
+    expect(setRequests(inv, attr, { type: 'unsigned', value: 1 }, 64)).toHaveLength(1);
+    const value: Data = { type: 'octet-string', value: new Uint8Array(500).fill(1) };
+    const reqs = setRequests(inv, attr, value, 128);
+    expect(reqs[0]!.type).toBe('set-request-with-first-datablock');
+    for (const r of reqs.slice(0, -1)) expect(encodeApdu(r)).toHaveLength(128);
+    let state = startAssembly();
+    for (const r of reqs) {
+      if (r.type === 'set-request-normal') throw new Error(r.type);
+      const step = acceptBlock(state, r.block);
+      if (step.kind === 'more') state = step.state;
+      else expect(step.kind === 'done' && decodeData(step.raw)).toEqual({ ok: true, value });
+    }
   });
 });
 
