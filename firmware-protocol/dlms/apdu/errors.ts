@@ -19,6 +19,7 @@ export interface DecodeError {
   offset: number;
 }
 
+/** [AX-1.1] What every decoder answers. */
 export type Result<T> = { ok: true; value: T } | { ok: false; error: DecodeError };
 
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });

@@ -1,6 +1,6 @@
 // The helpers around the codecs: date-time and instants, selective-access descriptors, block transfer
 // edge cases, result names, refusals, encoder refusals, and APDU.md's worked examples.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACSE_USER_DIAGNOSTIC, associationRequest, CLIENT_SAP } from './aarq.ts';
 import { decodeApdu, encodeApdu } from './apdu.ts';
@@ -275,5 +275,22 @@ describe('[AX-1.2] encoders refuse values the encoding cannot hold', () => {
 
   it('[AX-3.2] any non-zero boolean byte is true', () => {
     expect(decodeData(fromHex('0302'))).toEqual({ ok: true, value: { type: 'boolean', value: true } });
+  });
+});
+
+describe('APDU.md and the code cite the same rules', () => {
+  it('every rule cited in the code, tests and vectors is defined, and every rule defined is cited', () => {
+    const here = new URL('./', import.meta.url);
+    const files = [
+      ...readdirSync(here)
+        .filter((f) => /\.(ts|json)$/.test(f))
+        .map((f) => new URL(f, here)),
+      ...readdirSync(new URL('golden/', here)).map((f) => new URL(`golden/${f}`, here)),
+      new URL('../../../test/hardening/fuzz-dlms-apdu.test.ts', here),
+    ];
+    const cited = new Set(files.flatMap((f) => readFileSync(f, 'utf8').match(/A[XP]-\d+\.\d+/g) ?? []));
+    const defined = new Set([...doc.matchAll(/^- \*\*(A[XP]-\d+\.\d+)\*\*/gm)].map((m) => m[1]!));
+    expect([...cited].filter((r) => !defined.has(r))).toEqual([]);
+    expect([...defined].filter((r) => !cited.has(r))).toEqual([]);
   });
 });
