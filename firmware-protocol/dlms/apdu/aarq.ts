@@ -79,7 +79,7 @@ export interface Aare {
 const AUTH_BITS = Uint8Array.from([0x07, 0x80]);
 
 function expectOne(t: Tlv, tag: number, what: string): Tlv {
-  const inner = readTlv(new Reader(t.value));
+  const inner = readTlv(new Reader(t.value, t.valueOffset));
   if (inner.tag !== tag)
     fail('bad_tag', 'AP-2.1', `${what}: inner tag 0x${inner.tag.toString(16)}`, t.offset);
   return inner;
@@ -97,8 +97,14 @@ function readAuthBits(t: Tlv): boolean {
   return (t.value[1]! & 0x80) !== 0;
 }
 
+function contextName(t: Tlv): string {
+  const inner = expectOne(t, 0x06, 'application-context-name');
+  return decodeOid(inner.value, inner.valueOffset);
+}
+
 function readUserInfoTlv(t: Tlv): UserInformation {
-  return readUserInformation(expectOne(t, 0x04, 'user-information').value);
+  const inner = expectOne(t, 0x04, 'user-information');
+  return readUserInformation(inner.value, inner.valueOffset);
 }
 
 /** Splits an ACSE APDU into its fields, checking the outer tag and that it fills the input [AP-2.1]. */
@@ -106,7 +112,7 @@ function fields(r: Reader, tag: number, name: string): Tlv[] {
   const at = r.offset;
   const outer = readTlv(r);
   if (outer.tag !== tag) fail('bad_tag', 'AP-2.1', `${name}: tag 0x${outer.tag.toString(16)}`, at);
-  return readTlvs(outer.value);
+  return readTlvs(outer);
 }
 
 export function readAarq(r: Reader): Aarq {
@@ -115,10 +121,7 @@ export function readAarq(r: Reader): Aarq {
   for (const t of fields(r, AARQ, 'AARQ')) {
     switch (t.tag) {
       case 0xa1:
-        out.applicationContextName = decodeOid(
-          expectOne(t, 0x06, 'application-context-name').value,
-          t.offset,
-        );
+        out.applicationContextName = contextName(t);
         sawContext = true;
         break;
       case 0xa6:
@@ -128,7 +131,7 @@ export function readAarq(r: Reader): Aarq {
         out.authentication = readAuthBits(t);
         break;
       case 0x8b:
-        out.mechanismName = decodeOid(t.value, t.offset);
+        out.mechanismName = decodeOid(t.value, t.valueOffset);
         break;
       case 0xac:
         out.callingAuthenticationValue = expectOne(t, 0x80, 'calling-authentication-value').value;
@@ -167,16 +170,13 @@ export function readAare(r: Reader): Aare {
   for (const t of fields(r, AARE, 'AARE')) {
     switch (t.tag) {
       case 0xa1:
-        out.applicationContextName = decodeOid(
-          expectOne(t, 0x06, 'application-context-name').value,
-          t.offset,
-        );
+        out.applicationContextName = contextName(t);
         break;
       case 0xa2:
         out.result = readInteger(t, 'result');
         break;
       case 0xa3: {
-        const inner = readTlv(new Reader(t.value));
+        const inner = readTlv(new Reader(t.value, t.valueOffset));
         if (inner.tag !== 0xa1 && inner.tag !== 0xa2)
           fail('bad_tag', 'AP-2.9', 'result-source-diagnostic', t.offset);
         const value = readInteger(inner, 'result-source-diagnostic');
@@ -190,7 +190,7 @@ export function readAare(r: Reader): Aare {
         out.authentication = readAuthBits(t);
         break;
       case 0x89:
-        out.mechanismName = decodeOid(t.value, t.offset);
+        out.mechanismName = decodeOid(t.value, t.valueOffset);
         break;
       case 0xaa:
         out.respondingAuthenticationValue = expectOne(t, 0x80, 'responding-authentication-value').value;

@@ -11,12 +11,17 @@ export class Reader {
   private pos = 0;
   private readonly view: DataView;
 
-  constructor(readonly bytes: Uint8Array) {
+  /** `base`: where `bytes` start in the whole APDU, so errors inside a nested field give its offset there. */
+  constructor(
+    readonly bytes: Uint8Array,
+    private readonly base = 0,
+  ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
+  /** The position in the whole APDU. */
   get offset(): number {
-    return this.pos;
+    return this.base + this.pos;
   }
 
   get remaining(): number {
@@ -26,7 +31,7 @@ export class Reader {
   /** [AX-1.4] Every read first checks the bytes are there. */
   need(n: number, what: string): void {
     if (n > this.remaining) {
-      fail('truncated', 'AX-1.4', `${what}: needs ${n} bytes, ${this.remaining} left`, this.pos);
+      fail('truncated', 'AX-1.4', `${what}: needs ${n} bytes, ${this.remaining} left`, this.offset);
     }
   }
 
@@ -118,7 +123,7 @@ export class Reader {
    * big-endian bytes. [AX-2.3] 0x80 alone (indefinite) and n > 4 are refused.
    */
   length(what = 'length'): number {
-    const at = this.pos;
+    const at = this.offset;
     const first = this.u8(what);
     if (first < 0x80) return first;
     const n = first & 0x7f;
@@ -131,7 +136,7 @@ export class Reader {
 
   /** A length that must fit in what is left [AX-2.4]: checked before anything is allocated. */
   boundedLength(what: string, minBytesEach = 1): number {
-    const at = this.pos;
+    const at = this.offset;
     const n = this.length(what);
     if (n * minBytesEach > this.remaining) {
       fail('truncated', 'AX-2.4', `${what}: ${n} announced, ${this.remaining} bytes left`, at);
@@ -142,7 +147,7 @@ export class Reader {
   /** [AX-1.5] A whole PDU leaves no bytes behind. */
   end(what: string): void {
     if (this.remaining > 0) {
-      fail('trailing', 'AX-1.5', `${this.remaining} bytes after the end of ${what}`, this.pos);
+      fail('trailing', 'AX-1.5', `${this.remaining} bytes after the end of ${what}`, this.offset);
     }
   }
 }

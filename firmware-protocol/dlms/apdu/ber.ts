@@ -7,7 +7,9 @@ import { fail } from './errors.ts';
 export interface Tlv {
   tag: number;
   value: Uint8Array;
+  /** Where the TLV and its value start in the whole APDU. */
   offset: number;
+  valueOffset: number;
 }
 
 /** [AP-2.1] One TLV: a one-byte tag, a definite length (short form, or 0x81/0x82 + 1–2 bytes). */
@@ -24,12 +26,13 @@ export function readTlv(r: Reader): Tlv {
     len = 0;
     for (let i = 0; i < n; i++) len = len * 256 + r.u8('BER length');
   }
-  return { tag, value: r.take(len, `BER value of tag 0x${tag.toString(16)}`), offset };
+  const valueOffset = r.offset;
+  return { tag, value: r.take(len, `BER value of tag 0x${tag.toString(16)}`), offset, valueOffset };
 }
 
-/** Every TLV in `bytes`, in order. */
-export function readTlvs(bytes: Uint8Array): Tlv[] {
-  const r = new Reader(bytes);
+/** Every TLV in a constructed TLV's value, in order. */
+export function readTlvs(t: Tlv): Tlv[] {
+  const r = new Reader(t.value, t.valueOffset);
   const out: Tlv[] = [];
   while (r.remaining > 0) out.push(readTlv(r));
   return out;

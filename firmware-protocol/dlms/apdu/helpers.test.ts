@@ -294,3 +294,10 @@ describe('APDU.md and the code cite the same rules', () => {
     expect([...defined].filter((r) => !cited.has(r))).toEqual([]);
   });
 });
+
+describe('[AX-1.1] error offsets are positions in the whole APDU', () => {
+  it('a bad conformance block inside an AARQ is reported where it starts, byte 22', () => {
+    const r = decodeApdu(fromHex('601ca109060760857405080101be0f040d01000000065f1f03007e1f04b0'));
+    expect(r).toMatchObject({ ok: false, error: { rule: 'AP-2.7', offset: 22 } });
+  });
+});

@@ -104,8 +104,8 @@ function writeConformance(w: Writer, names: readonly ConformanceBit[]): void {
 }
 
 /** Decodes user-information content (the octets inside BE 10 04 0E ...). Throws DecodeFailure. */
-export function readUserInformation(bytes: Uint8Array): UserInformation {
-  const r = new Reader(bytes);
+export function readUserInformation(bytes: Uint8Array, base = 0): UserInformation {
+  const r = new Reader(bytes, base);
   const tag = r.u8('xDLMS APDU tag');
   let out: UserInformation;
   if (tag === 0x01) {

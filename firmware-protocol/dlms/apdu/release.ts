@@ -22,14 +22,14 @@ export function readRelease(r: Reader): Release {
   if (outer.tag !== RLRQ && outer.tag !== RLRE)
     fail('bad_tag', 'AP-2.11', `release tag 0x${outer.tag.toString(16)}`, at);
   const out: Release = { type: outer.tag === RLRQ ? 'rlrq' : 'rlre' };
-  for (const t of readTlvs(outer.value)) {
+  for (const t of readTlvs(outer)) {
     if (t.tag === 0x80) {
       if (t.value.length !== 1) fail('bad_value', 'AP-2.11', 'release reason is not one byte', t.offset);
       out.reason = t.value[0]!;
     } else if (t.tag === 0xbe) {
-      const inner = readTlv(new Reader(t.value));
+      const inner = readTlv(new Reader(t.value, t.valueOffset));
       if (inner.tag !== 0x04) fail('bad_tag', 'AP-2.11', 'user-information is not an OCTET STRING', t.offset);
-      out.userInformation = readUserInformation(inner.value);
+      out.userInformation = readUserInformation(inner.value, inner.valueOffset);
     }
   }
   return out;
