@@ -124,3 +124,17 @@ describe('[AP-2.13] a client reads the AARE', () => {
     if (!out.ok) expect(out.reason).toMatch(reason);
   });
 });
+
+describe('[AP-2.12] a ciphered AARQ', () => {
+  it('the public ciphered LLS AARQ decodes and is refused: application-context-name-not-supported', () => {
+    const v = loadVectors().apdu.find((x) => x.name.includes('ciphered LN context'))!;
+    const r = decodeApdu(fromHex(v.hex));
+    if (!r.ok || r.value.type !== 'aarq') throw new Error('decode');
+    const d = answerAarq(r.value, 32, {
+      ...policy,
+      clients: { 32: { authentication: 'lls', password: '12345678' } },
+    });
+    expect(d.accepted).toBe(false);
+    expect(d.aare.diagnostic).toEqual({ source: 'user', value: 2 });
+  });
+});

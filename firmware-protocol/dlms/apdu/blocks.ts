@@ -15,7 +15,7 @@ import {
 } from './cosem.ts';
 import { type Data, writeData } from './data.ts';
 import type { DecodeError } from './errors.ts';
-import type { DataBlockG, GetResponse } from './get.ts';
+import { type DataBlockG, type GetResponse, writeResultList } from './get.ts';
 import { type DataBlockSA, type SetRequest, writeSetRequest } from './set.ts';
 
 /** Bytes of a with-datablock response around its raw data, besides the raw-data length's own bytes. */
@@ -47,6 +47,19 @@ export function getResponses(invoke: Invoke, data: Data, maxPdu: number): GetRes
   const w = new Writer();
   writeData(w, data);
   return splitIntoBlocks(invoke, w.finish(), maxPdu);
+}
+
+/** [AP-5.5] The same for a GET with-list: one with-list response, or its count and results in blocks. */
+export function getListResponses(
+  invoke: Invoke,
+  results: readonly GetDataResult[],
+  maxPdu: number,
+): GetResponse[] {
+  const raw = new Writer();
+  writeResultList(raw, results);
+  const bytes = raw.finish();
+  if (3 + bytes.length <= maxPdu) return [{ type: 'get-response-with-list', invoke, results: [...results] }];
+  return splitIntoBlocks(invoke, bytes, maxPdu);
 }
 
 /** [AP-5.5] Splits already-encoded raw data (a Data, or a with-list's results) into blocks. */

@@ -1,6 +1,6 @@
 // GET-Request and GET-Response with logical names: normal, next (block transfer) and with-list [AP-5].
 
-import type { Reader, Writer } from './axdr.ts';
+import { Reader, type Writer } from './axdr.ts';
 import {
   type AccessSelection,
   type AttributeDescriptor,
@@ -16,7 +16,7 @@ import {
   writeInvoke,
   writeOptionalAccess,
 } from './cosem.ts';
-import { fail } from './errors.ts';
+import { attempt, fail, type Result } from './errors.ts';
 
 export const GET_REQUEST = 0xc0;
 export const GET_RESPONSE = 0xc4;
@@ -153,8 +153,25 @@ export function writeGetResponse(w: Writer, g: GetResponse): void {
     case 'get-response-with-list':
       w.u8(3);
       writeInvoke(w, g.invoke);
-      w.length(g.results.length);
-      for (const res of g.results) writeGetDataResult(w, res);
+      writeResultList(w, g.results);
       return;
   }
+}
+
+/** [AP-5.5] The raw data of a with-list response sent in blocks: the count and the Get-Data-Results. */
+export function writeResultList(w: Writer, results: readonly GetDataResult[]): void {
+  w.length(results.length);
+  for (const res of results) writeGetDataResult(w, res);
+}
+
+/** [AP-5.6] Decodes the reassembled raw data of a with-list response. */
+export function decodeResultList(raw: Uint8Array): Result<GetDataResult[]> {
+  return attempt(() => {
+    const r = new Reader(raw);
+    const n = r.boundedLength('result list count', 2);
+    const results: GetDataResult[] = [];
+    for (let i = 0; i < n; i++) results.push(readGetDataResult(r));
+    r.end('result list');
+    return results;
+  });
 }

@@ -8,6 +8,7 @@ import { fromHex, toHex } from './axdr.ts';
 import {
   acceptBlock,
   blockPayloadSize,
+  getListResponses,
   getResponses,
   setRequests,
   splitIntoBlocks,
@@ -25,6 +26,7 @@ import {
 import { type Data, decodeData, encodeData } from './data.ts';
 import { dateTimeFromInstant, dateTimeToInstant, decodeDateTime, encodeDateTime } from './datetime.ts';
 import { ACCESS_RESULTS, accessResultName, DAR } from './errors.ts';
+import { decodeResultList } from './get.ts';
 import { loadVectors } from './golden/vectors.ts';
 import { exceptionFor, PDU_TOO_LONG } from './refusal.ts';
 
@@ -299,5 +301,28 @@ describe('[AX-1.1] error offsets are positions in the whole APDU', () => {
   it('a bad conformance block inside an AARQ is reported where it starts, byte 22', () => {
     const r = decodeApdu(fromHex('601ca109060760857405080101be0f040d01000000065f1f03007e1f04b0'));
     expect(r).toMatchObject({ ok: false, error: { rule: 'AP-2.7', offset: 22 } });
+  });
+});
+
+describe('[AP-5.5][AP-5.6] GET with-list in blocks', () => {
+  it('the count and results go in blocks and come back', () => {
+    const results = Array.from({ length: 40 }, (_, i) =>
+      i % 3
+        ? { kind: 'data' as const, data: { type: 'double-long-unsigned' as const, value: i * 1000 } }
+        : { kind: 'error' as const, result: 4 },
+    );
+    expect(getListResponses(inv, results.slice(0, 2), 64)).toEqual([
+      { type: 'get-response-with-list', invoke: inv, results: results.slice(0, 2) },
+    ]);
+    const blocks = getListResponses(inv, results, 64);
+    expect(blocks.length).toBeGreaterThan(1);
+    let state = startAssembly();
+    for (const b of blocks) {
+      if (b.type !== 'get-response-with-datablock') throw new Error(b.type);
+      expect(encodeApdu(b).length).toBeLessThanOrEqual(64);
+      const step = acceptBlock(state, b.block);
+      if (step.kind === 'more') state = step.state;
+      else expect(step.kind === 'done' && decodeResultList(step.raw)).toEqual({ ok: true, value: results });
+    }
   });
 });
