@@ -78,8 +78,11 @@ export interface Aare {
 
 const AUTH_BITS = Uint8Array.from([0x07, 0x80]);
 
+/** The one TLV a constructed field wraps, which must fill it [AX-1.5]. */
 function expectOne(t: Tlv, tag: number, what: string): Tlv {
-  const inner = readTlv(new Reader(t.value, t.valueOffset));
+  const r = new Reader(t.value, t.valueOffset);
+  const inner = readTlv(r);
+  r.end(what);
   if (inner.tag !== tag)
     fail('bad_tag', 'AP-2.1', `${what}: inner tag 0x${inner.tag.toString(16)}`, t.offset);
   return inner;
