@@ -138,3 +138,19 @@ describe('[AP-2.12] a ciphered AARQ', () => {
     expect(d.aare.diagnostic).toEqual({ source: 'user', value: 2 });
   });
 });
+
+describe('[AP-2.10][AP-2.12] the AARQs a Gurux client sends', () => {
+  it.each([
+    ['as the public client', 16],
+    ['as the meter reader', 32],
+  ] as const)('%s are accepted, with its PDU size 65535', (key, sap) => {
+    const v = loadVectors().apdu.find((x) => x.name.includes(`AARQ of a Gurux client ${key}`))!;
+    const r = decodeApdu(fromHex(v.hex));
+    if (!r.ok || r.value.type !== 'aarq') throw new Error('decode');
+    const d = answerAarq(r.value, sap, {
+      ...policy,
+      clients: { ...policy.clients, 32: { authentication: 'lls', password: '12345678' } },
+    });
+    expect(d).toMatchObject({ accepted: true, clientMaxReceivePduSize: 65535 });
+  });
+});
