@@ -62,6 +62,9 @@ export const OBIS = {
   // manufacturer-specific range 0-0:96.50..99 for what no standard object carries.
   account: '0.0.19.0.0.255',
   credit: '0.0.19.10.0.255',
+  // [CO-9.5] The balance where Indian head-ends look for it (country-specific range 0-0:94.91).
+  balanceIndia: '0.0.94.91.24.255',
+  balanceTimeIndia: '0.0.94.91.25.255',
   mode: '0.0.96.50.0.255',
   ebTariff: '0.0.96.50.1.255',
   dgTariff: '0.0.96.50.2.255',

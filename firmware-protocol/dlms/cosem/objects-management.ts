@@ -134,6 +134,8 @@ export const PREPAID: CosemObject[] = [
       method(3, 'invoke_credit', 'unsigned', 'none'),
     ],
   ),
+  data(OBIS.balanceIndia, 'Current balance amount (paise)', 'double-long'),
+  data(OBIS.balanceTimeIndia, 'Current balance time', 'octet-string'),
   data(OBIS.mode, 'meterstack mode', 'enum', 'reader-write'),
   data(OBIS.ebTariff, 'meterstack EB tariff (paise/kWh)', 'double-long-unsigned', 'reader-write'),
   data(OBIS.dgTariff, 'meterstack DG tariff (paise/kWh)', 'double-long-unsigned', 'reader-write'),

@@ -118,16 +118,20 @@ describe('registerValue [CO-6]', () => {
 });
 
 describe('prepayment [CO-9]', () => {
-  it('[CO-9.2] credit and available credit are the balance in paise; tariffs and mode as reported', () => {
+  it('[CO-9.2] the balance in paise is the newer of state and sample; tariffs and mode as reported', () => {
     expect(prepaidValues({ ...STATE, balance: -250 })).toEqual({
-      availableCredit: -250,
-      creditAmount: -250,
+      balance: -250,
+      balanceTs: STATE.ts,
+      accountMode: { mode: 2, status: 2 },
       mode: 0,
       ebTariff: 800,
       dgTariff: 2000,
       activeTariff: 1,
       paymentGateway: true,
     });
+    const later = { ...FULL, ts: STATE.ts + 60_000, balance: 49_900 };
+    expect(prepaidValues(STATE, later)).toMatchObject({ balance: 49_900, balanceTs: later.ts });
+    expect(prepaidValues(STATE, { ...later, ts: STATE.ts - 1 })).toMatchObject({ balance: 49_992 });
   });
   it.each([
     ['prepaid', 0, 2],

@@ -157,11 +157,17 @@ export function accountModeAndStatus(mode: Mode): { mode: 1 | 2; status: 2 } {
 /** [CO-9.1] Account attribute 15: money in paise is rupees at scale −2, a monetary unit (2). */
 export const CURRENCY = { name: 'INR', scale: -2, unit: 2 } as const;
 
-/** [CO-9] The prepayment and tariff values, from the reported state. */
-export function prepaidValues(state: ReportedState) {
+/**
+ * [CO-9] The prepayment and tariff values from the reported state and the newest sample: the balance is
+ * the newer of the two (a sample carries the balance as consumption lowers it, MC-7.4; a state carries
+ * a recharge, MC-5.1), with the time it is true.
+ */
+export function prepaidValues(state: ReportedState, sample?: Sample) {
+  const newer = sample !== undefined && sample.ts > state.ts ? sample : state;
   return {
-    availableCredit: state.balance,
-    creditAmount: state.balance,
+    balance: newer.balance,
+    balanceTs: newer.ts,
+    accountMode: accountModeAndStatus(state.mode),
     mode: modeValue(state.mode),
     ebTariff: state.eb_tariff,
     dgTariff: state.dg_tariff,
