@@ -33,3 +33,35 @@ export function objectList(association: Association, opts: { hasRelay: boolean }
         o.methods.some((m) => m.access[association] !== 'none')),
   );
 }
+
+/** [CO-2.6] Attribute access_mode codes of Association LN version 1. */
+export const ACCESS_MODE = { none: 0, read: 1, write: 2, 'read-write': 3 } as const;
+
+export interface ObjectListEntry {
+  classId: number;
+  version: number;
+  obis: Obis;
+  /** access_mode per attribute; `selectors` lists the selective access a profile's buffer takes. */
+  attributes: { id: number; mode: number; selectors: number[] }[];
+  /** Method access: 0 no access, 1 access. */
+  methods: { id: number; mode: 0 | 1 }[];
+}
+
+/**
+ * [CO-2.6] The elements of an association's object_list (Association LN attribute 2), before A-XDR:
+ * class id, version, logical name and the access rights this association has. A profile's buffer
+ * takes selective access by range (selector 1, CO-7.8) and nothing else.
+ */
+export function objectListEntries(association: Association, opts: { hasRelay: boolean }): ObjectListEntry[] {
+  return objectList(association, opts).map((o) => ({
+    classId: o.classId,
+    version: o.version,
+    obis: o.obis,
+    attributes: o.attributes.map((a) => ({
+      id: a.id,
+      mode: ACCESS_MODE[a.access[association]],
+      selectors: o.capture !== undefined && a.id === 2 ? [1] : [],
+    })),
+    methods: o.methods.map((m) => ({ id: m.id, mode: m.access[association] === 'access' ? 1 : 0 })),
+  }));
+}

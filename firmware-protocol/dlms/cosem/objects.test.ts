@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OBIS } from './obis.ts';
-import { findObject, OBJECTS, objectList } from './object-list.ts';
+import { findObject, OBJECTS, objectList, objectListEntries } from './object-list.ts';
 import { BLOCK_LOAD_COLUMNS, INSTANTANEOUS_COLUMNS } from './objects-profiles.ts';
 import { CLASSES, UNITS } from './types.ts';
 
@@ -107,6 +107,27 @@ describe('the associations [CO-2]', () => {
         `${OBIS.credit}/update_amount`,
       ].sort(),
     );
+  });
+
+  it("[CO-2.6] object_list entries carry the association's own access modes and the range selector", () => {
+    const pub = objectListEntries('public', { hasRelay: true });
+    const clock = pub.find((e) => e.obis === OBIS.clock)!;
+    expect(clock).toMatchObject({ classId: 8, version: 0 });
+    expect(clock.attributes.slice(0, 3)).toEqual([
+      { id: 1, mode: 1, selectors: [] },
+      { id: 2, mode: 1, selectors: [] },
+      { id: 3, mode: 0, selectors: [] },
+    ]);
+    const reader = objectListEntries('reader', { hasRelay: true });
+    const block = reader.find((e) => e.obis === OBIS.blockLoadProfile)!;
+    expect(block.attributes[1]).toEqual({ id: 2, mode: 1, selectors: [1] });
+    const tariff = reader.find((e) => e.obis === OBIS.ebTariff)!;
+    expect(tariff.attributes[1]!.mode).toBe(3);
+    const relay = reader.find((e) => e.obis === OBIS.disconnectControl)!;
+    expect(relay.methods).toEqual([
+      { id: 1, mode: 1 },
+      { id: 2, mode: 1 },
+    ]);
   });
 
   it('[CO-5.1] no association reads or writes an LLS secret', () => {
