@@ -1,0 +1,67 @@
+// The whole object list and what each association sees of it [CO-2, CO-5.1].
+
+import { DISCONNECT, MANAGEMENT, PREPAID } from './objects-management.ts';
+import { PROFILES } from './objects-profiles.ts';
+import { REGISTERS } from './objects-registers.ts';
+import type { Association, CosemObject, Obis } from './types.ts';
+
+/** Every object of the meter, once each [CO-1.4]. */
+export const OBJECTS: readonly CosemObject[] = [
+  ...MANAGEMENT,
+  ...REGISTERS,
+  ...PROFILES,
+  DISCONNECT,
+  ...PREPAID,
+];
+
+const BY_OBIS = new Map(OBJECTS.map((o) => [o.obis, o]));
+
+export function findObject(obis: Obis): CosemObject | undefined {
+  return BY_OBIS.get(obis);
+}
+
+/**
+ * [CO-2.5] What an association's object_list holds: the objects with an attribute it may read or write,
+ * or a method it may invoke. A meter without a relay leaves out disconnect control [CO-8.4]; a meter
+ * that is not prepaid-capable still lists the prepayment objects (every meterstack meter keeps a balance).
+ */
+export function objectList(association: Association, opts: { hasRelay: boolean }): CosemObject[] {
+  return OBJECTS.filter(
+    (o) =>
+      (opts.hasRelay || o !== DISCONNECT) &&
+      (o.attributes.some((a) => a.access[association] !== 'none') ||
+        o.methods.some((m) => m.access[association] !== 'none')),
+  );
+}
+
+/** [CO-2.6] Attribute access_mode codes of Association LN version 1. */
+export const ACCESS_MODE = { none: 0, read: 1, write: 2, 'read-write': 3 } as const;
+
+export interface ObjectListEntry {
+  classId: number;
+  version: number;
+  obis: Obis;
+  /** access_mode per attribute; `selectors` lists the selective access a profile's buffer takes. */
+  attributes: { id: number; mode: number; selectors: number[] }[];
+  /** Method access: 0 no access, 1 access. */
+  methods: { id: number; mode: 0 | 1 }[];
+}
+
+/**
+ * [CO-2.6] The elements of an association's object_list (Association LN attribute 2), before A-XDR:
+ * class id, version, logical name and the access rights this association has. A profile's buffer
+ * takes selective access by range (selector 1, CO-7.8) and nothing else.
+ */
+export function objectListEntries(association: Association, opts: { hasRelay: boolean }): ObjectListEntry[] {
+  return objectList(association, opts).map((o) => ({
+    classId: o.classId,
+    version: o.version,
+    obis: o.obis,
+    attributes: o.attributes.map((a) => ({
+      id: a.id,
+      mode: ACCESS_MODE[a.access[association]],
+      selectors: o.capture !== undefined && a.id === 2 ? [1] : [],
+    })),
+    methods: o.methods.map((m) => ({ id: m.id, mode: m.access[association] === 'access' ? 1 : 0 })),
+  }));
+}
