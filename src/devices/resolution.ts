@@ -57,9 +57,26 @@ function placesOf(step: number): number {
   return n;
 }
 
+/** 10^k when `step` is exactly 10^-k (0.001, 0.1, 1): the steps meters declare; else 0. */
+const powersOfTen = new Map<number, number>();
+
+function scaleOf(step: number): number {
+  let scale = powersOfTen.get(step);
+  if (scale === undefined) {
+    const k = placesOf(step);
+    scale = k <= 15 && 10 ** -k === step ? 10 ** k : 0;
+    if (powersOfTen.size < 1000) powersOfTen.set(step, scale);
+  }
+  return scale;
+}
+
 /** `x` as the nearest whole number of `step`s, written as that decimal; never -0. */
 export function atStep(x: number, step: number): number {
-  const v = Number((Math.round(x / step) * step).toFixed(placesOf(step)));
+  // A power-of-ten step, the common case on every sample: an integer over an exact power of ten is
+  // the double nearest that decimal, as parsing it would give, without a string (toFixed) per value.
+  const scale = scaleOf(step);
+  const v =
+    scale > 0 ? Math.round(x * scale) / scale : Number((Math.round(x / step) * step).toFixed(placesOf(step)));
   return v === 0 ? 0 : v;
 }
 
