@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { energyKwhAtWh } from '../../simulator/meter/index.ts';
+import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
 import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';
@@ -68,6 +69,10 @@ function checkFlags(v: ReturnType<typeof parse>['values'], positionals: string[]
     throw new UsageProblem(`--speed must be a number greater than 0, got ${v.speed}`);
   const loops = int(v.loops, 'loops');
   if (loops !== undefined && loops < 1) throw new UsageProblem(`--loops must be 1 or more, got ${v.loops}`);
+  // As the bridge's --broker: a URL without mqtt:// is a usage error here, not a TypeError later.
+  const mqttUrl = v['mqtt-url'];
+  const mqttProblem = mqttUrl === undefined ? null : brokerUrlProblem(mqttUrl);
+  if (mqttProblem) throw new UsageProblem(`--mqtt-url ${mqttProblem}`);
   const activeTariff = int(v['active-tariff'], 'active-tariff');
   if (activeTariff !== undefined && activeTariff !== 1 && activeTariff !== 2)
     throw new UsageProblem(`--active-tariff must be 1 or 2, got ${v['active-tariff']}`);

@@ -43,6 +43,11 @@ describe('a usage error is the reason and one line, exit 2 (issue 20 item 9)', (
     [['replay'], 'replay', 'give the trace file to play (CSV or JSON Lines)'],
     [['replay', 'trace.csv', '--speed', '-2'], 'replay', '--speed must be a number greater than 0, got -2'],
     [['replay', 'trace.csv', '--sped', '2'], 'replay', 'unknown flag --sped (did you mean --speed?)'],
+    [
+      ['replay', 'trace.csv', '--mqtt-url', '127.0.0.1:1884'],
+      'replay',
+      '--mqtt-url must be an MQTT URL, got 127.0.0.1:1884: did you mean mqtt://127.0.0.1:1884?',
+    ],
     [['scenario', '--juint', 'x.xml', 'a.yaml'], 'scenario', 'unknown flag --juint (did you mean --junit?)'],
     [['fleet', '--cuont', '3'], 'fleet', 'unknown flag --cuont (did you mean --count?)'],
   ])('meterstack %j', async (args, command, reason) => {
