@@ -7,40 +7,16 @@ import { Aedes } from 'aedes';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WireReply } from '../../firmware-protocol/mqtt/codec.ts';
-import type { InfoPayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand, Sample } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import type { LinkEvent } from './events.ts';
 import { type Answer, MeterLink, type MeterLinkOptions } from './link.ts';
+import { testInfo, testState } from './test-helpers.ts';
 
 const ID = 'MTR-LINK-1';
 const T0 = 1_732_270_000_000;
-const info: InfoPayload = {
-  v: 1,
-  device_id: ID,
-  model: 'basic',
-  firmware: '1.0.0',
-  has_relay: true,
-  telemetry_period_s: 60,
-  properties: [
-    { property_id: 'energy', context_type: 'cumulative', unit: 'kWh' },
-    { property_id: 'active_power', context_type: 'instantaneous', unit: 'W' },
-    { property_id: 'voltage', context_type: 'instantaneous', unit: 'V' },
-  ],
-};
-const state = (ts: number): StatePayload => ({
-  v: 1,
-  ts,
-  mode: 'prepaid',
-  relay_commanded: true,
-  relay_state: true,
-  eb_tariff: 850,
-  dg_tariff: 2200,
-  active_tariff: 1,
-  balance: 1000,
-  pg_enabled: true,
-  wifi_type: 'Primary',
-});
+const info = testInfo(ID);
+const state = testState;
 const sample = (ts: number): Sample => ({ ts, energy: ts / 1e9, active_power: 1, voltage: 230, balance: 0 });
 
 /** What the broker saw, in order: `<client> <event> <topic> [retain] [payload]`. */

@@ -5,39 +5,15 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { Aedes } from 'aedes';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InfoPayload, StatePayload } from '../../firmware-protocol/mqtt/schemas.ts';
 import { SERVICE_TOPIC, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import type { LinkEvent } from './events.ts';
 import { MeterLink, type MeterLinkOptions } from './link.ts';
 import { Backoff } from './reconnect.ts';
+import { testInfo, testState } from './test-helpers.ts';
 
 const ID = 'MTR-BACKOFF-1';
-const info: InfoPayload = {
-  v: 1,
-  device_id: ID,
-  model: 'basic',
-  firmware: '1.0.0',
-  has_relay: true,
-  telemetry_period_s: 60,
-  properties: [
-    { property_id: 'energy', context_type: 'cumulative', unit: 'kWh' },
-    { property_id: 'active_power', context_type: 'instantaneous', unit: 'W' },
-    { property_id: 'voltage', context_type: 'instantaneous', unit: 'V' },
-  ],
-};
-const state = (ts: number): StatePayload => ({
-  v: 1,
-  ts,
-  mode: 'prepaid',
-  relay_commanded: true,
-  relay_state: true,
-  eb_tariff: 850,
-  dg_tariff: 2200,
-  active_tariff: 1,
-  balance: 1000,
-  pg_enabled: true,
-  wifi_type: 'Primary',
-});
+const info = testInfo(ID);
+const state = testState;
 
 interface RunningBroker {
   aedes: Aedes;
