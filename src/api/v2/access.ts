@@ -25,19 +25,25 @@ export function authenticate(
   done: (err?: Error) => void,
 ): void {
   const key = request.headers[API_KEY_HEADER];
-  if (typeof key !== 'string' || key === '') return done(new ApiError('authentication_error'));
+  if (typeof key !== 'string' || key === '') {
+    done(new ApiError('authentication_error'));
+    return;
+  }
   // Both expiries: the virtual one (spec-decisions 34) and the wall clock's (a console key, CON-4).
   const wallNow = Date.now();
   const known = store.accountForApiKeyNow(key, now, wallNow);
-  if (known !== undefined) return accept(request, known, done);
-  store.accountForApiKey(key, now, wallNow).then((account) => accept(request, account, done), done);
+  if (known !== undefined) accept(request, known, done);
+  else store.accountForApiKey(key, now, wallNow).then((account) => accept(request, account, done), done);
 }
 
 function accept(request: FastifyRequest, account: Account | null, done: (err?: Error) => void): void {
   // A key was sent: say so, rather than "send a key" (issue 20 item 10).
-  if (!account) return done(new ApiError('authentication_error', WRONG_CREDENTIAL.authentication_error));
-  request.account = account;
-  done();
+  if (account) {
+    request.account = account;
+    done();
+  } else {
+    done(new ApiError('authentication_error', WRONG_CREDENTIAL.authentication_error));
+  }
 }
 
 /** The account's space, or not_your_space (also for a space that does not exist: no probing). */
