@@ -34,9 +34,16 @@ export interface IecMeterOptions {
   address?: string;
   /** [IEC-9.2] The port runs 8N1 and bit 7 carries the parity (a USB adapter without 7E1). */
   parityInBit7?: boolean;
-  /** [IEC-1.5] Reaction time, 200..1500 ms; default 200. */
+  /** [IEC-1.5] Reaction time, 200..1500 ms; default DEFAULT_REACTION_MS. */
   reactionMs?: number;
 }
+
+/**
+ * [IEC-9.1] Our virtual meter's reaction time: 500 ms, inside IEC-1.5's 200..1500, so a reader that switches
+ * its rate a little late after its option select (smartmeter-obis: 250 ms after its write drained) is at the
+ * new rate before the readout starts.
+ */
+export const DEFAULT_REACTION_MS = 500;
 
 /** How often the meter's registers are brought up to now when nobody reads them (its own work). */
 const ADVANCE_MS = 60_000;
@@ -62,7 +69,7 @@ export class IecMeter {
       ident: IEC_IDENT,
       baudChar: opts.baudChar ?? '5',
       address: opts.address ?? '',
-      reactionMs: opts.reactionMs ?? 200,
+      reactionMs: opts.reactionMs ?? DEFAULT_REACTION_MS,
       readout: (now) => {
         this.#advanceTo(now);
         return iecReadout(this.#state, now);
@@ -172,11 +179,11 @@ export class IecMeter {
       case 'send': {
         // [IEC-9.2] 7-bit characters; the parity bit added here only where the UART runs 8N1.
         const bytes = this.#opts.parityInBit7 ? addParity(effect.bytes) : effect.bytes;
-        if (!this.#port.write(bytes)) {
+        // [IEC-9.1] On the wire before the next effect (a baud switch flushes what is in flight).
+        if (!(await this.#port.send(bytes))) {
           this.#opts.log('debug', `iec62056-21: ${effect.message} not sent: the port is not open`);
           return;
         }
-        await this.#port.drain();
         this.#opts.log('debug', `iec62056-21: sent ${effect.message} (${bytes.length} bytes)`);
         return;
       }

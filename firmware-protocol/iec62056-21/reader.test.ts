@@ -118,10 +118,21 @@ describe('[IEC-8] the reader', () => {
   // How a session fails: the meter's bytes (after the identification where the case says) and the clock.
   const failures: [string, (h: ReturnType<typeof harness>) => ReaderEffect[], string, string][] = [
     ['no identification', (h) => h.tick(3200), 'no_answer', 'IEC-8.2'],
-    ['no data after the option select', (h) => (h.hear(IDENT, 400), h.tick(4000)), 'timeout', 'IEC-8.4'],
+    [
+      'no data after the option select',
+      (h) => {
+        h.hear(IDENT, 400);
+        return h.tick(4000);
+      },
+      'timeout',
+      'IEC-8.4',
+    ],
     [
       'a break instead of the readout',
-      (h) => (h.hear(IDENT, 400), h.hear(encodeMessage({ kind: 'break' }), 900)),
+      (h) => {
+        h.hear(IDENT, 400);
+        return h.hear(encodeMessage({ kind: 'break' }), 900);
+      },
       'refused',
       'IEC-8.5',
     ],
@@ -130,7 +141,7 @@ describe('[IEC-8] the reader', () => {
       (h) => {
         h.hear(IDENT, 400);
         const bad = DATA.slice();
-        bad[bad.length - 1] ^= 0x01;
+        bad[bad.length - 1]! ^= 0x01;
         return h.hear(bad, 900);
       },
       'bad_data',
@@ -138,7 +149,10 @@ describe('[IEC-8] the reader', () => {
     ],
     [
       'a readout whose data set does not parse',
-      (h) => (h.hear(IDENT, 400), h.hear(blockOf('1.8.0(12\r\n!\r\n'), 900)),
+      (h) => {
+        h.hear(IDENT, 400);
+        return h.hear(blockOf('1.8.0(12\r\n!\r\n'), 900);
+      },
       'bad_data',
       'IEC-3.2',
     ],
@@ -160,7 +174,7 @@ describe('[IEC-8] the reader', () => {
     const h = harness({}, true);
     h.hear(addParity(IDENT), 400);
     const spoilt = addParity(DATA);
-    spoilt[5] ^= 0x80;
+    spoilt[5]! ^= 0x80;
     expect(wire(h.hear(spoilt, 900)).at(-1)).toEqual({ result: 'bad_data' });
   });
 

@@ -6,7 +6,7 @@ import { type BaudChar, MODE_C_BAUDS } from '../../firmware-protocol/iec62056-21
 import { DEVICE_ADDRESS } from '../../firmware-protocol/iec62056-21/codec.ts';
 import { type MeterModel, MODELS, MODES, type Mode } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { VirtualClock } from '../../simulator/clock.ts';
-import { IecMeter } from '../../simulator/iec-meter.ts';
+import { DEFAULT_REACTION_MS, IecMeter } from '../../simulator/iec-meter.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { joinNegativeNumbers, usage } from './usage.ts';
@@ -26,7 +26,7 @@ reader such as smartmeter-obis, or a hand-held unit.
   --max-baud <n>              fastest rate offered: ${BAUDS.join(', ')} (default 9600)
   --address <text>            device address the meter also answers /?<address>! to (default none)
   --parity-bit7               the port runs 8N1 and bit 7 carries the even parity (default: 7E1)
-  --reaction-ms <ms>          reaction time before each answer, 200..1500 (default 200)
+  --reaction-ms <ms>          reaction time before each answer, 200..1500 (default 500)
   --model basic|full          (default full)
   --mode <mode>               prepaid|postpaid|measurement|relay_off (default measurement)
   --balance <paise>           opening balance (default 0)
@@ -139,7 +139,7 @@ export async function runIecMeter(argv: string[]): Promise<void> {
     baudChar,
     address,
     parityInBit7: values['parity-bit7'] === true,
-    reactionMs: reactionMs ?? 200,
+    reactionMs: reactionMs ?? DEFAULT_REACTION_MS,
   });
   log('info', `meter ${deviceId} (${model}) on ${serial}: IEC 62056-21 mode C, up to ${maxBaud ?? 9600} Bd`);
   meter.start();

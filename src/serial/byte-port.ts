@@ -28,6 +28,7 @@ export class BytePort {
   #closed = false;
   #missingLogged = false;
   #failLogged = '';
+  #baud: number;
 
   constructor(opts: BytePortOptions) {
     if (typeof opts.path !== 'string' || opts.path === '') throw new TypeError('BytePort: path is required');
@@ -35,6 +36,12 @@ export class BytePort {
       throw new TypeError(`BytePort: baud must be a positive integer, got ${opts.baud}`);
     }
     this.#opts = opts;
+    this.#baud = opts.baud;
+  }
+
+  /** The rate the port is at now. */
+  get baud(): number {
+    return this.#baud;
   }
 
   get isOpen(): boolean {
@@ -60,12 +67,31 @@ export class BytePort {
     return new Promise((resolve) => port.drain(() => resolve()));
   }
 
-  /** Switches the rate; resolves false when the port is not open or the driver refused. */
+  /**
+   * Writes bytes and resolves once they are on the wire: drained, and at least their wire time (10 bits a
+   * character at the current rate) after the write began. A pty drains at once, and a baud switch right
+   * after would flush what the other end has not read yet; a real UART has then taken that long anyway.
+   * False (nothing written) when the port is not open.
+   */
+  async send(bytes: Uint8Array): Promise<boolean> {
+    const began = Date.now();
+    if (!this.write(bytes)) return false;
+    await this.drain();
+    const left = (bytes.length * 10 * 1000) / this.#baud - (Date.now() - began);
+    if (left > 0) await new Promise((r) => setTimeout(r, left));
+    return true;
+  }
+
+  /**
+   * Switches the rate; resolves false when the port is not open or the driver refused. The driver
+   * flushes both directions (serialport's update), as a UART's switch loses what is in flight.
+   */
   setBaud(baud: number): Promise<boolean> {
     const port = this.#port;
     if (!port?.isOpen) return Promise.resolve(false);
     return new Promise((resolve) =>
       port.update({ baudRate: baud }, (err) => {
+        if (!err) this.#baud = baud;
         if (err)
           this.#opts.log('warn', `serial ${this.#opts.path}: cannot switch to ${baud} Bd: ${err.message}`);
         resolve(!err);
@@ -129,6 +155,7 @@ export class BytePort {
       }
       this.#failLogged = '';
       this.#port = port;
+      this.#baud = baud;
       log('info', `serial ${path}: open at ${baud} Bd, ${format}`);
       this.#opts.onOpen?.();
     });
