@@ -5,6 +5,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { IecMeter } from '../../simulator/iec-meter.ts';
+import { createMeter } from '../../simulator/meter/index.ts';
 import { IecSession } from '../../src/bridge/iec62056-21/session.ts';
 import { tempDir } from '../helpers/service.ts';
 import { CliProcess } from './helpers.ts';
@@ -123,4 +125,58 @@ describe.skipIf(missing !== null && !inCi)('meterstack meter --protocol iec62056
     await meter.stop();
     expect(meter.proc.exitCode ?? meter.proc.signalCode).not.toBeNull();
   }, 40_000);
+});
+
+describe.skipIf(missing !== null && !inCi)('[IEC-9.2] --parity-bit7 at both ends, over a pty', () => {
+  it('carries the even parity in bit 7 and still reads; a 7-bit reader gets no readout from it', async () => {
+    if (missing) throw new Error(`${missing}: CI needs socat`);
+    const tmp = tempDir('meterstack-iec-parity-');
+    const socat = spawn(SOCAT, [`pty,raw,echo=0,link=${tmp.dir}/m`, `pty,raw,echo=0,link=${tmp.dir}/r`], {
+      stdio: 'ignore',
+    });
+    const meterLogs: string[] = [];
+    const meter = new IecMeter({
+      state: createMeter({ deviceId: 'p-1', model: 'basic', energyKwh: 7 }, Date.now()),
+      serial: join(tmp.dir, 'm'),
+      now: Date.now,
+      log: (l, m) => meterLogs.push(`${l} ${m}`),
+      parityInBit7: true,
+    });
+    const sessions: IecSession[] = [];
+    try {
+      while (!existsSync(join(tmp.dir, 'm')) || !existsSync(join(tmp.dir, 'r'))) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      meter.start();
+      const read = async (parityInBit7: boolean) => {
+        const session = new IecSession({
+          path: join(tmp.dir, 'r'),
+          parityInBit7,
+          log: () => undefined,
+          now: Date.now,
+        });
+        sessions.push(session);
+        session.start();
+        while (!session.isOpen) await new Promise((r) => setTimeout(r, 20));
+        const outcome = await session.read();
+        await session.close();
+        return outcome;
+      };
+      const good = await read(true);
+      expect(good.ok && good.lines.flat().find((s) => s.address === '1-0:1.8.0')?.values[0]?.value).toBe(
+        '000007.000',
+      );
+      // A reader without the parity bit sends characters whose parity is wrong for this meter: noise to it.
+      const plain = await read(false);
+      expect(plain).toMatchObject({ ok: false, code: 'no_answer' });
+      expect(meterLogs.filter((l) => l.startsWith('error'))).toEqual([]);
+    } finally {
+      for (const s of sessions) await s.close();
+      await meter.stop();
+      const exited = new Promise((r) => socat.once('exit', r));
+      socat.kill('SIGTERM');
+      await exited;
+      tmp.remove();
+    }
+  }, 20_000);
 });
