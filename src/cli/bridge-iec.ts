@@ -27,6 +27,14 @@ export const IEC_BRIDGE_OPTIONS = {
   'parity-bit7': { type: 'boolean' },
 } as const;
 
+/** The first flag given that only `--iec62056-21` takes, or null. */
+export function iecOnlyFlag(values: Record<string, string | boolean | undefined>): string | null {
+  for (const flag of ['poll-s', 'max-baud', 'address', 'parity-bit7']) {
+    if (values[flag] !== undefined) return flag;
+  }
+  return null;
+}
+
 export interface IecCliInput {
   values: Record<string, string | boolean | undefined>;
   serial: string;

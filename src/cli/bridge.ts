@@ -7,7 +7,7 @@ import { Bridge } from '../bridge/bridge.ts';
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
-import { IEC_BRIDGE_FLAGS, IEC_BRIDGE_OPTIONS, runIecFromCli } from './bridge-iec.ts';
+import { IEC_BRIDGE_FLAGS, IEC_BRIDGE_OPTIONS, iecOnlyFlag, runIecFromCli } from './bridge-iec.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
@@ -106,6 +106,8 @@ export async function runBridge(argv: string[]): Promise<void> {
     const started = await runIecFromCli({ values, serial, broker, deviceId: username, cli, onFatal });
     if (started === null) return;
     closer = started;
+  } else if (iecOnlyFlag(values) !== null) {
+    return usageError(`--${iecOnlyFlag(values)} is an --iec62056-21 flag`);
   } else if (modbus !== undefined) {
     if (modbus !== 'sdm120') return usageError(`--modbus: unknown model ${modbus} (known: sdm120)`);
     const unitId = intOption('unit-id', str('unit-id'), SDM120_DEFAULTS.unitId);

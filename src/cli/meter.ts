@@ -8,7 +8,7 @@ import { VirtualClock } from '../../simulator/clock.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
-import { protocolArg } from './meter-iec.ts';
+import { protocolArg, runIecMeter } from './meter-iec.ts';
 import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
 export const METER_HELP = `usage: meterstack meter --serial <path> --device <id> [flags]
@@ -39,7 +39,7 @@ const num = (name: string, text: string | undefined, check: (n: number) => boole
 export async function runMeter(argv: string[]): Promise<void> {
   // `--protocol iec62056-21`: the optical port's own command (meter-iec.ts) takes the flags.
   const protocol = protocolArg(argv);
-  if (protocol === 'iec62056-21') return (await import('./meter-iec.ts')).runIecMeter(argv);
+  if (protocol === 'iec62056-21') return runIecMeter(argv);
   if (protocol !== undefined && protocol !== 'line') {
     return usageError(`--protocol must be line or iec62056-21, got ${protocol}`);
   }

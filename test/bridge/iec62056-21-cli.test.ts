@@ -46,6 +46,10 @@ describe('IEC 62056-21 command lines', () => {
       'one of them',
     ],
     [['bridge', '--iec62056-21', '--serial', '/x', '--device', 'bad id!', ...BROKER], 'device id'],
+    [
+      ['bridge', '--serial', '/x', '--device', 'M1', '--max-baud', '4800', ...BROKER],
+      'an --iec62056-21 flag',
+    ],
   ])('%j is a usage error (exit 2)', async (args, says) => {
     const r = await run(args);
     expect(r.code).toBe(2);
