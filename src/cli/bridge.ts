@@ -7,6 +7,7 @@ import { Bridge } from '../bridge/bridge.ts';
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
+import { IEC_BRIDGE_FLAGS, IEC_BRIDGE_OPTIONS, iecOnlyFlag, runIecFromCli } from './bridge-iec.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
@@ -30,7 +31,7 @@ the login (wrong password, unknown device) ends the bridge with exit code 2 and 
   --modbus <model>      poll a Modbus RTU meter instead (model: sdm120)
   --unit-id <n>         Modbus unit id (default ${SDM120_DEFAULTS.unitId})
   --poll-ms <n>         Modbus poll period in ms
-${logLevelHelp(24)}`;
+${IEC_BRIDGE_FLAGS}${logLevelHelp(24)}`;
 
 const cli = usage('bridge', BRIDGE_HELP);
 const usageError = cli.error;
@@ -56,6 +57,7 @@ export async function runBridge(argv: string[]): Promise<void> {
         modbus: { type: 'string' },
         'unit-id': { type: 'string' },
         'poll-ms': { type: 'string' },
+        ...IEC_BRIDGE_OPTIONS,
         ...LOG_LEVEL_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -73,7 +75,11 @@ export async function runBridge(argv: string[]): Promise<void> {
   if (typeof level === 'object') return usageError(level.error);
   setLogLevel(level);
   const serial = str('serial');
-  const username = str('username');
+  // `--device` names the meter as `--username` does (the MQTT username is the device id).
+  const username = str('username') ?? str('device');
+  if (str('device') !== undefined && username !== str('device')) {
+    return usageError('--device and --username name the same thing: give one, or the same id');
+  }
   const password = str('password') ?? process.env['METERSTACK_BRIDGE_PASSWORD'] ?? '';
   if (!serial) return usageError('--serial is required');
   if (!username) return usageError('--username (the device id) is required');
@@ -95,7 +101,14 @@ export async function runBridge(argv: string[]): Promise<void> {
     void (closer?.close() ?? Promise.resolve()).finally(() => process.exit(2));
   };
   const modbus = str('modbus');
-  if (modbus !== undefined) {
+  if (values['iec62056-21'] === true) {
+    if (modbus !== undefined) return usageError('--iec62056-21 and --modbus: a meter speaks one of them');
+    const started = await runIecFromCli({ values, serial, broker, deviceId: username, cli, onFatal });
+    if (started === null) return;
+    closer = started;
+  } else if (iecOnlyFlag(values) !== null) {
+    return usageError(`--${iecOnlyFlag(values)} is an --iec62056-21 flag`);
+  } else if (modbus !== undefined) {
     if (modbus !== 'sdm120') return usageError(`--modbus: unknown model ${modbus} (known: sdm120)`);
     const unitId = intOption('unit-id', str('unit-id'), SDM120_DEFAULTS.unitId);
     const pollMs = intOption('poll-ms', str('poll-ms'), 0);

@@ -8,6 +8,7 @@ import { VirtualClock } from '../../simulator/clock.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
+import { protocolArg, runIecMeter } from './meter-iec.ts';
 import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
 export const METER_HELP = `usage: meterstack meter --serial <path> --device <id> [flags]
@@ -17,6 +18,8 @@ of firmware-protocol/serial/PROTOCOL.md. Pair it with \`meterstack bridge\` on t
 
   --serial <path>             serial device (required)
   --device <id>               device id (required)
+  --protocol line|iec62056-21 the line protocol (default), or an IEC 62056-21 optical port
+                              (meterstack meter --protocol iec62056-21 --help for its flags)
   --baud <n>                  baud rate (default ${DEFAULT_BAUD})
   --model basic|full          (default basic)
   --mode <mode>               prepaid|postpaid|measurement|relay_off (default prepaid)
@@ -34,12 +37,19 @@ const num = (name: string, text: string | undefined, check: (n: number) => boole
   cli.number(name, text, check);
 
 export async function runMeter(argv: string[]): Promise<void> {
+  // `--protocol iec62056-21`: the optical port's own command (meter-iec.ts) takes the flags.
+  const protocol = protocolArg(argv);
+  if (protocol === 'iec62056-21') return runIecMeter(argv);
+  if (protocol !== undefined && protocol !== 'line') {
+    return usageError(`--protocol must be line or iec62056-21, got ${protocol}`);
+  }
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       // `--baud -5` is a range error, not "ambiguous": a negative number is the flag's value.
       args: joinNegativeNumbers(argv),
       options: {
+        protocol: { type: 'string' },
         serial: { type: 'string' },
         device: { type: 'string' },
         baud: { type: 'string' },
