@@ -40,7 +40,7 @@ export interface ServerConfig {
 }
 
 export const DEFAULT_SERVER_CONFIG: ServerConfig = {
-  readerPassword: '11111111',
+  readerPassword: 'ABCDEFGH',
   maxReceivePduSize: 1024,
   offsetMin: 330,
   serverSap: 1,
