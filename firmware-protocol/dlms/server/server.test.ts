@@ -323,3 +323,75 @@ describe('profiles [AS-4]', () => {
     expect(r.kind === 'reply' && hex(r.apdu)).toBe('C403C203001259D8010B0010FEB6');
   });
 });
+
+describe('SET in blocks, selected columns, the associated SAP [AS-7.3, AS-4.2, AS-1.4]', () => {
+  const invoke = { id: 3, confirmed: true, highPriority: true };
+  const mode = { classId: 1, instance: OBIS.mode, attributeId: 2 };
+
+  // enum 2 (`16 02`) in two blocks of one byte each, as a client with a tiny PDU would send it.
+  const block = (n: number, last: boolean, raw: number) => ({
+    last,
+    blockNumber: n,
+    raw: Uint8Array.of(raw),
+  });
+  const first = {
+    type: 'set-request-with-first-datablock' as const,
+    invoke,
+    attribute: mode,
+    block: block(1, false, 0x16),
+  };
+  const second = { type: 'set-request-with-datablock' as const, invoke, block: block(2, true, 0x02) };
+
+  it('[AS-7.3, AP-6.2] a SET value in blocks is put together, then decided as a normal SET', () => {
+    const r1 = ask(associated('reader'), first);
+    expect(r1.kind === 'reply' && hex(r1.apdu)).toBe('C502C300000001');
+    const r2 = ask(r1.session, second);
+    expect(r2.kind === 'command' && r2.command).toEqual({ op: 'set_mode', mode: 'measurement' });
+    if (r2.kind === 'command') expect(hex(answerCommand(r2.pending, { ok: true }))).toBe('C503C30000000002');
+    expect(r2.session.setBlocks).toBeNull();
+  });
+
+  it('[AS-7.3] a SET block out of turn ends it: data-block-number-invalid; a block with none going: no-long-set-in-progress', () => {
+    const r1 = ask(associated('reader'), first);
+    const r2 = ask(r1.session, { ...second, block: block(7, true, 0x02) });
+    expect(r2.kind === 'reply' && hex(r2.apdu)).toBe('C503C31300000007');
+    expect(r2.session.setBlocks).toBeNull();
+    const r3 = ask(associated('reader'), second);
+    expect(r3.kind === 'reply' && hex(r3.apdu)).toBe('C503C31200000002');
+  });
+
+  it('[AS-4.2] selected values pick the columns asked for, in that order', () => {
+    const NOW_RANGE = rangeToAccess({
+      restrictingObject: { classId: 8, logicalName: OBIS.clock, attributeIndex: 2, dataIndex: 0 },
+      from: { type: 'octet-string', value: encodeDateTime(dateTimeFromInstant(NOW - 15 * 60_000, 330)) },
+      to: { type: 'octet-string', value: encodeDateTime(dateTimeFromInstant(NOW, 330)) },
+      selectedValues: [
+        { classId: 112, logicalName: OBIS.credit, attributeIndex: 2, dataIndex: 0 },
+        { classId: 8, logicalName: OBIS.clock, attributeIndex: 2, dataIndex: 0 },
+      ],
+    });
+    const r = ask(associated('reader'), {
+      type: 'get-request-normal',
+      invoke,
+      attribute: { classId: 7, instance: OBIS.blockLoadProfile, attributeId: 2 },
+      access: NOW_RANGE,
+    });
+    const d = r.kind === 'reply' ? decodeApdu(r.apdu) : null;
+    if (!d?.ok || d.value.type !== 'get-response-normal' || d.value.result.kind !== 'data')
+      throw new Error('no data');
+    const rows = d.value.result.data;
+    expect(rows.type === 'array' && rows.items.length).toBe(2); // blocks ending 13:15 and 13:30 IST
+    // The block [13:15, 13:30) holds the samples before 13:30: the last has the balance 50,000 − 119.
+    const last = rows.type === 'array' ? rows.items[1] : undefined;
+    expect(last?.type === 'structure' && last.items.map((c) => c.type)).toEqual([
+      'double-long',
+      'octet-string',
+    ]);
+    expect(last?.type === 'structure' && last.items[0]).toEqual({ type: 'double-long', value: 50_000 - 119 });
+  });
+
+  it('[AS-1.4] a request from another client SAP than the one associated is served as with no association', () => {
+    const r = ask(associated('public'), bytes('C0 01 C1 00 03 01 00 0C 07 00 FF 02 00'), view(), 32);
+    expect(r.kind === 'reply' && hex(r.apdu)).toBe('D80101');
+  });
+});

@@ -120,8 +120,9 @@ export function serve(
     case 'set-request-with-datablock':
     case 'action-request-normal': {
       const association = session.association;
-      // [AS-1.4] No association: service-not-allowed / operation-not-possible.
-      if (association === null) {
+      // [AS-1.4] No association (or another client SAP than the one associated, over the wrapper):
+      // service-not-allowed / operation-not-possible.
+      if (association === null || association.clientSap !== clientSap) {
         return reply(
           { type: 'exception-response', stateError: 1, serviceError: 1 },
           session,
