@@ -30,7 +30,7 @@ describe('meter --protocol dlms flags', () => {
     ],
     [
       ['--protocol', 'dlms', '--device', 'M', '--tcp', '0', '--address-size', '1', '--server-physical', '5'],
-      '--server-physical needs --address-size 2 or 4',
+      '--server-physical needs --address-size 2 or 4: a one-byte address is the logical device only',
     ],
     [
       ['--protocol', 'dlms', '--device', 'M', '--tcp', '0', '--server-logical', '0'],
