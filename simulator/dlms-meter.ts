@@ -4,6 +4,7 @@
 // session per association. The links (HDLC on a serial port, the wrapper over TCP) live beside it in
 // dlms-hdlc.ts and dlms-tcp.ts and hand it whole APDUs.
 
+import { encodeApdu } from '../firmware-protocol/dlms/apdu/apdu.ts';
 import {
   advanceCounters,
   type CounterCarry,
@@ -97,7 +98,15 @@ export class DlmsMeter {
 
   /** [AS-1.1, AS-7.2] One request APDU of a session: the response, applying any command to the meter. */
   handle(session: Session, clientSap: number, apdu: Uint8Array): Handled {
-    const r = serve(this.config, session, clientSap, apdu, this.view());
+    let r: ReturnType<typeof serve>;
+    try {
+      r = serve(this.config, session, clientSap, apdu, this.view());
+    } catch (err) {
+      // [AS-1.3] A bug of ours is never the client's crash: logged, answered other-reason.
+      this.refusals++;
+      this.#opts.log('error', `dlms: server failed on an APDU: ${(err as Error).stack ?? err}`);
+      return { session, apdu: encodeApdu({ type: 'exception-response', stateError: 1, serviceError: 3 }) };
+    }
     if (r.kind === 'reply') {
       if (r.refusal !== undefined) {
         this.refusals++;
