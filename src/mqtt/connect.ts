@@ -6,9 +6,15 @@ import net from 'node:net';
 import { type IClientOptions, MqttClient } from 'mqtt';
 import { AVAILABILITY_WILL, encode } from '../../firmware-protocol/mqtt/codec.ts';
 import { PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { coalesceWrites } from './coalesce-writes.ts';
 
 export interface MqttConnectOptions extends Omit<IClientOptions, 'host' | 'port' | 'hostname' | 'protocol'> {
   url: string;
+  /**
+   * The acknowledgements of what one turn of the event loop read leave in one socket write
+   * (coalesce-writes.ts): for a connection that receives many QoS 1 messages, the service's twins.
+   */
+  coalesceWrites?: boolean;
 }
 
 /**
@@ -47,9 +53,10 @@ export function parseMqttUrl(url: string): { host: string; port: number } {
 
 /** Creates a client; it connects in the background like `mqtt.connect`. */
 export function createMqttClient(opts: MqttConnectOptions): MqttClient {
-  const { url, ...rest } = opts;
+  const { url, coalesceWrites: coalesce, ...rest } = opts;
   const { host, port } = parseMqttUrl(url);
-  return new MqttClient(() => net.createConnection({ host, port, noDelay: true }), {
+  const socket = () => net.createConnection({ host, port, noDelay: true });
+  return new MqttClient(coalesce ? () => coalesceWrites(socket()) : socket, {
     protocolVersion: 4,
     ...rest,
   });
