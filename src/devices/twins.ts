@@ -113,6 +113,7 @@ export class TwinRegistry {
       reconnectPeriod: 1000,
       // Telemetry comes at QoS 1 from an external broker: one write per turn for its PUBACKs.
       coalesceWrites: true,
+      packetLog: false,
     });
     this.#client = client;
     this.#cx.summary.start();
