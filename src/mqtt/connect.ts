@@ -1,14 +1,22 @@
 // One way to open an MQTT client in meterstack: a plain mqtt:// URL (embedded aedes, Mosquitto, EMQX alike)
 // over a TCP socket with TCP_NODELAY. With Nagle's algorithm a command round trip costs 40–90 ms
 // instead of well under 1 ms, and mqtt.js has no option for it, so we hand it the socket ourselves.
+// When the URL names the embedded broker of this very process, the client takes an in-memory stream
+// to it instead (local-brokers.ts): the same MQTT, without a socket.
 
 import net from 'node:net';
 import { type IClientOptions, MqttClient } from 'mqtt';
 import { AVAILABILITY_WILL, encode } from '../../firmware-protocol/mqtt/codec.ts';
 import { PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { localBroker } from './local-brokers.ts';
 
 export interface MqttConnectOptions extends Omit<IClientOptions, 'host' | 'port' | 'hostname' | 'protocol'> {
   url: string;
+  /**
+   * `auto` (default): an in-memory stream when the URL names a broker embedded in this process, else
+   * TCP. `tcp`: always a socket (a bench or test that means to measure or exercise TCP).
+   */
+  transport?: 'auto' | 'tcp';
 }
 
 /**
@@ -47,9 +55,13 @@ export function parseMqttUrl(url: string): { host: string; port: number } {
 
 /** Creates a client; it connects in the background like `mqtt.connect`. */
 export function createMqttClient(opts: MqttConnectOptions): MqttClient {
-  const { url, ...rest } = opts;
+  const { url, transport = 'auto', ...rest } = opts;
   const { host, port } = parseMqttUrl(url);
-  return new MqttClient(() => net.createConnection({ host, port, noDelay: true }), {
+  // Asked on every (re)connection: the broker may have closed, or a new one taken the port.
+  const stream = () =>
+    (transport === 'auto' ? localBroker(host, port)?.() : undefined) ??
+    net.createConnection({ host, port, noDelay: true });
+  return new MqttClient(stream, {
     protocolVersion: 4,
     ...rest,
   });
