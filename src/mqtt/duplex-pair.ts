@@ -77,7 +77,9 @@ export class DuplexSide extends Duplex {
     this.#peer = null;
     this.#release();
     callback(err);
-    if (peer !== null) peer.#peerGone();
+    // Never on the destroyer's stack, as a socket's close never is: a side refused as it is made has
+    // listeners by the next tick.
+    if (peer !== null) process.nextTick(() => peer.#peerGone());
   }
 
   /** The other side was destroyed: read what it delivered, then end and close. */
