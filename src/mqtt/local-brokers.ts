@@ -31,11 +31,11 @@ function isLoopback(host: string): boolean {
 
 /**
  * Registers the broker bound at `host:port` in this process. Returns the unregistering function
- * (call it first thing when the broker closes). A second registration of the same port throws: it
- * would mean two live brokers on one port.
+ * (call it first thing when the broker closes). Two brokers of one process on one port (on two
+ * interfaces) would be ambiguous: the first keeps the port, the second is reached over TCP only.
  */
 export function registerLocalBroker(host: string, port: number, connect: LocalConnect): () => void {
-  if (byPort.has(port)) throw new Error(`an in-process MQTT broker is already registered on port ${port}`);
+  if (byPort.has(port)) return () => {};
   const entry: Entry = { host, connect };
   byPort.set(port, entry);
   return () => {
