@@ -1,9 +1,11 @@
 // Who may open an MQTT connection and how much it may send before the broker drops it (issue 8
 // item 7): a rate of new connections [MC-10.3], a cap on open ones that evicts the oldest not yet
 // logged in [MC-10.4], and the packet size limits of packet-limit.ts checked on the raw bytes
-// [MC-10.1, MC-10.2]. The broker calls `accept` for every socket before aedes sees it.
+// [MC-10.1, MC-10.2]. The broker calls `accept` for every connection before aedes sees it: a TCP socket,
+// or an in-memory stream from a client in this process (src/mqtt/local-brokers.ts), which pays the same.
 
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Log } from './broker.ts';
 import { DEFAULT_MAX_PACKET_BYTES, PacketScanner } from './packet-limit.ts';
 import { RefusalLog, type RefusalReport } from './refusal-log.ts';
@@ -59,23 +61,29 @@ export class TokenBucket {
   }
 }
 
+/** A connection as admission sees it: a `net.Socket`, or an in-memory stream named like one. */
+export type Connection = Duplex & { readonly remoteAddress?: string; readonly remotePort?: number };
+
 export interface Admission {
   /** Takes a new socket or closes it; true when aedes may have it. */
-  accept(socket: Socket): boolean;
+  accept(socket: Connection): boolean;
   /**
    * Closes the socket as soon as a packet's fixed header declares more than the limits allow.
    * Call it after aedes.handle(socket), so aedes' 'readable' listener is in place first.
    */
-  watchPacketSizes(socket: Socket): void;
+  watchPacketSizes(socket: Connection): void;
   /** The socket's client completed CONNECT: it no longer counts as a newcomer to evict. */
-  loggedIn(socket: Socket): void;
+  loggedIn(socket: Connection): void;
   /** Refused and dropped connections, by reason. */
   refusals: RefusalLog;
   close(): void;
 }
 
-function peer(socket: Socket): string {
-  return `${socket.remoteAddress}:${socket.remotePort}`;
+function peer(socket: Connection): string {
+  // An in-memory connection has a name (`in-process`) and no port.
+  return socket instanceof Socket
+    ? `${socket.remoteAddress}:${socket.remotePort}`
+    : String(socket.remoteAddress);
 }
 
 export function createAdmission(
@@ -86,11 +94,11 @@ export function createAdmission(
 ): Admission {
   const bucket = new TokenBucket(limits.connectRate, now);
   const refusals = new RefusalLog({ what: 'connections', log, intervalMs: limits.refusalSummaryMs, report });
-  const open = new Set<Socket>();
+  const open = new Set<Connection>();
   // Not logged in yet, oldest first: the ones a newcomer may evict at the cap.
-  const newcomers = new Set<Socket>();
+  const newcomers = new Set<Connection>();
 
-  function watchPacketSizes(socket: Socket): void {
+  function watchPacketSizes(socket: Connection): void {
     const scanner = new PacketScanner(limits.maxPacketBytes);
     // aedes reads with 'readable' + read(); read() emits 'data' with the very chunk it returns, before
     // aedes' parser sees it, so this checks each fixed header before its body is buffered.

@@ -1,12 +1,22 @@
-// startBroker: an aedes broker on a TCP port, with meterstack's authentication and topic rules.
+// startBroker: an aedes broker on a TCP port, with meterstack's authentication and topic rules. Clients
+// in this same process (the service's twins, virtual meters) reach it over an in-memory stream instead
+// of loopback TCP (src/mqtt/local-brokers.ts); both kinds pass the same admission, limits and guard.
 
-import { createServer, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { Aedes, type Client } from 'aedes';
 import { type EventBus, silentBus } from '../events/bus.ts';
 import type { Log } from '../log/types.ts';
+import { duplexPair } from '../mqtt/duplex-pair.ts';
+import { registerLocalBroker } from '../mqtt/local-brokers.ts';
 import { listenOnce, listenWithFallback } from '../net/listen.ts';
 import type { Principal } from './access.ts';
-import { type BrokerLimits, checkBrokerLimits, createAdmission, DEFAULT_BROKER_LIMITS } from './admission.ts';
+import {
+  type BrokerLimits,
+  type Connection,
+  checkBrokerLimits,
+  createAdmission,
+  DEFAULT_BROKER_LIMITS,
+} from './admission.ts';
 import { createGuard } from './guard.ts';
 import { RefusalLog, type RefusalReport } from './refusal-log.ts';
 import { indexedMemoryPersistence } from './retained-index.ts';
@@ -129,7 +139,7 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     ),
   );
   aedes.on('clientReady', (client) => {
-    admission.loggedIn(client.conn as Socket);
+    admission.loggedIn(client.conn as Connection);
     const principal = guard.principalOf(client);
     if (principal?.kind === 'meter')
       bus.emit('meter.connected', { client_id: client.id }, { deviceId: principal.deviceId });
@@ -140,16 +150,20 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
     if (principal?.kind === 'meter') for (const l of linkTimeouts) l(principal.deviceId);
   });
 
-  const sockets = new Set<Socket>();
+  const sockets = new Set<Connection>();
+  /** One connection, TCP or in-memory: admitted (or closed), handed to aedes, its packet sizes watched. */
+  function serve(conn: Connection): void {
+    if (!admission.accept(conn)) return;
+    sockets.add(conn);
+    conn.once('close', () => sockets.delete(conn));
+    aedes.handle(conn);
+    admission.watchPacketSizes(conn);
+  }
   const server = createServer((socket) => {
-    if (!admission.accept(socket)) return;
     // With Nagle on, the small PUBLISH/PUBACK packets of a command round trip wait for the
     // peer's delayed ACK: 40-90 ms instead of well under one.
     socket.setNoDelay(true);
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    aedes.handle(socket);
-    admission.watchPacketSizes(socket);
+    serve(socket);
   });
 
   let port: number;
@@ -174,9 +188,16 @@ export async function startBroker(opts: BrokerOptions): Promise<Broker> {
   );
   const url = `mqtt://${host.includes(':') ? `[${host}]` : host}:${port}`;
   log('info', `MQTT broker listening on ${url}`);
+  // Clients in this process connect without a socket; the broker sees the server's side of the pair.
+  const unregisterLocal = registerLocalBroker(host, port, () => {
+    const [client, server] = duplexPair();
+    serve(server);
+    return client;
+  });
 
   let closing: Promise<void> | undefined;
   async function shutdown(): Promise<void> {
+    unregisterLocal();
     const listenerClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     await closeAedes(aedes);
     // aedes closes the clients it knows; this also ends sockets that never sent CONNECT.

@@ -8,10 +8,10 @@
 // of what was read is handled (and its message handed on, then acknowledged, as before) within the
 // turn, so an acknowledgement leaves later by microseconds, never before its message was taken.
 
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /** Corks `socket` when it reads, and uncorks it once the event loop's turn has handled what it read. */
-export function coalesceWrites(socket: Socket): Socket {
+export function coalesceWrites<S extends Duplex>(socket: S): S {
   let held = false;
   const release = () => {
     held = false;

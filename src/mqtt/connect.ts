@@ -1,12 +1,15 @@
 // One way to open an MQTT client in meterstack: a plain mqtt:// URL (embedded aedes, Mosquitto, EMQX alike)
 // over a TCP socket with TCP_NODELAY. With Nagle's algorithm a command round trip costs 40–90 ms
 // instead of well under 1 ms, and mqtt.js has no option for it, so we hand it the socket ourselves.
+// When the URL names the embedded broker of this very process, the client takes an in-memory stream
+// to it instead (local-brokers.ts): the same MQTT, without a socket.
 
 import net from 'node:net';
 import { type IClientOptions, MqttClient } from 'mqtt';
 import { AVAILABILITY_WILL, encode } from '../../firmware-protocol/mqtt/codec.ts';
 import { PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import { coalesceWrites } from './coalesce-writes.ts';
+import { localBroker } from './local-brokers.ts';
 
 export interface MqttConnectOptions extends Omit<IClientOptions, 'host' | 'port' | 'hostname' | 'protocol'> {
   url: string;
@@ -21,6 +24,11 @@ export interface MqttConnectOptions extends Omit<IClientOptions, 'host' | 'port'
    * thousands of messages a second. Default on.
    */
   packetLog?: boolean;
+  /**
+   * `auto` (default): an in-memory stream when the URL names a broker embedded in this process, else
+   * TCP. `tcp`: always a socket (a bench or test that means to measure or exercise TCP).
+   */
+  transport?: 'auto' | 'tcp';
 }
 
 const noLog = () => {};
@@ -61,11 +69,14 @@ export function parseMqttUrl(url: string): { host: string; port: number } {
 
 /** Creates a client; it connects in the background like `mqtt.connect`. */
 export function createMqttClient(opts: MqttConnectOptions): MqttClient {
-  const { url, coalesceWrites: coalesce, packetLog, ...rest } = opts;
+  const { url, transport = 'auto', coalesceWrites: coalesce, packetLog, ...rest } = opts;
   const { host, port } = parseMqttUrl(url);
   if (packetLog === false && !process.env['DEBUG']) rest.log = noLog;
-  const socket = () => net.createConnection({ host, port, noDelay: true });
-  return new MqttClient(coalesce ? () => coalesceWrites(socket()) : socket, {
+  // Asked on every (re)connection: the broker may have closed, or a new one taken the port.
+  const stream = () =>
+    (transport === 'auto' ? localBroker(host, port)?.() : undefined) ??
+    net.createConnection({ host, port, noDelay: true });
+  return new MqttClient(coalesce ? () => coalesceWrites(stream()) : stream, {
     protocolVersion: 4,
     ...rest,
   });

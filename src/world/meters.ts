@@ -22,7 +22,7 @@ export async function startMeter(
     password: secret,
     online,
     log: core.opts.log,
-    onChanged: () => core.saver.markChanged(),
+    onChanged: (m) => core.saver.markChanged(m.id),
     persist: (m) => core.saver.saveOne(m.id),
   });
   core.index.meta.set(state.deviceId, { secret, ledgerSeq, pk });
@@ -44,7 +44,7 @@ export async function setOnline(core: WorldCore, deviceId: string, online: boole
   // Unplugged through /sim/v1: its goodbye says `bye`, but the reason a person wants is this one.
   if (!online) core.twins.expectOffline(deviceId, 'unplugged');
   await meter.setOnline(online);
-  core.saver.markChanged();
+  core.saver.markChanged(deviceId);
   await core.twins.waitForAvailability(deviceId, online);
   if (online) await stored(core, meter, Date.now() + 5_000); // its connect sample [MC-6.7]
 }
