@@ -83,7 +83,8 @@ describe('daily load and billing rows [CO-7.4, CO-7.5]', () => {
   it('[CO-7.5] a month closes at 00:00 IST on the 1st: average PF is Wh over VAh', () => {
     const s = [...minutes(2, MIDNIGHT_IST - 2 * MIN), ...minutes(2)];
     const rows = billingRows(s, { from: 0, to: Number.MAX_SAFE_INTEGER });
-    expect(rows[0]).toEqual([MIDNIGHT_IST, 800, 100_020, 25, null]);
+    // Power-on: the first month's two samples span one minute.
+    expect(rows[0]).toEqual([MIDNIGHT_IST, 800, 100_020, 25, 1]);
     expect(rows[1]![0]).toBe(Date.UTC(2026, 1, 1) - 330 * MIN);
   });
 });

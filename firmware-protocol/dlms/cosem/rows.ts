@@ -150,7 +150,9 @@ export function billingRows(samples: readonly Sample[], o: RowOptions): Row[] {
       const wh = (samples[g.last]!.energy - samples[before]!.energy) * 1000;
       const va = vah[g.last]! - vah[before]!;
       const pf = va > 0 ? reg(OBIS.billingPowerFactor, Math.min(1, wh / va)) : null;
-      return [g.end, pf, reg(OBIS.energyKwh, samples[g.last]!.energy * 1000), Math.round(vah[g.last]!), null];
+      // [CO-7.5] Power-on minutes: the span the month's samples cover (a meter that reports is on).
+      const on = Math.round((samples[g.last]!.ts - samples[before]!.ts) / 60_000);
+      return [g.end, pf, reg(OBIS.energyKwh, samples[g.last]!.energy * 1000), Math.round(vah[g.last]!), on];
     });
 }
 
