@@ -17,8 +17,8 @@ import type { WireReply } from '../../../firmware-protocol/mqtt/codec.ts';
 import type { InfoPayload } from '../../../firmware-protocol/mqtt/schemas.ts';
 import type { MeterCommand, ReportedState, Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { type Log, MqttMeter } from '../modbus/mqtt-meter.ts';
+import { answerCommand } from './answer.ts';
 import { DlmsClient } from './client.ts';
-import { planCommand } from './commands.ts';
 import {
   identityFrom,
   infoOf,
@@ -37,6 +37,9 @@ import type { ApduTransport } from './transport.ts';
 
 /** [CL-9.7] Re-association backoff: 1 s doubling to 30 s, as the bridges reconnect (decision 171). */
 export const REASSOCIATE_BACKOFF_MS = { first: 1_000, max: 30_000 } as const;
+
+/** [CL-9.8] Longest quiet time on an association: half the 120 s an IEC 62056-46 meter waits by default. */
+export const KEEP_ALIVE_MS = 60_000;
 
 export interface DlmsBridgeDeps {
   /** A fresh transport for each association. */
@@ -110,20 +113,27 @@ export class DlmsBridge {
   }
 
   async #run(): Promise<void> {
+    let nextPoll = 0;
     while (!this.#stopped) {
       let delay = this.#d.pollMs;
       try {
         if (!this.#client) {
+          nextPoll = 0;
           if (await this.#associate()) this.#backoffMs = REASSOCIATE_BACKOFF_MS.first;
           else {
             delay = this.#backoffMs;
             this.#backoffMs = Math.min(this.#backoffMs * 2, REASSOCIATE_BACKOFF_MS.max);
           }
         }
-        if (this.#client) {
+        if (this.#client && this.#d.now() >= nextPoll) {
+          nextPoll = this.#d.now() + this.#d.pollMs;
           await this.#poll();
           await this.#readProfile();
+        } else if (this.#client) {
+          // [CL-9.8] Keep-alive between long polls: the meter's link would drop after its inactivity timeout.
+          await this.#client.call({ kind: 'get', attribute: attribute(8, OBIS.clock, 2) });
         }
+        if (this.#client) delay = Math.min(Math.max(0, nextPoll - this.#d.now()), KEEP_ALIVE_MS);
       } catch (err) {
         this.#d.log('error', `${this.#d.deviceId}: dlms: poll crashed: ${(err as Error).stack ?? err}`);
       }
@@ -310,62 +320,23 @@ export class DlmsBridge {
     this.#d.stateFile.cursorMs = got.cursorMs;
   }
 
-  /** [CL-9.5, CL-9.6] A contract command through the meter. */
-  async #answer(command: MeterCommand): Promise<WireReply> {
-    const m = this.#meter;
-    if (!m) return busy('the meter has not answered the bridge yet');
-    const plan = planCommand(command, m.model);
-    if (plan.kind === 'reply') return plan.reply;
-    const client = this.#client;
-    if (plan.kind === 'read') return this.#read();
-    if (plan.kind === 'recharge') {
-      const status = this.#d.stateFile.recharge(plan.transactionId);
-      if (status !== undefined) {
-        // [MC-8.8, CL-9.6] Never credited twice: applied (or in doubt) before, under any command id.
-        if (status === 'in_doubt')
-          this.#say(
-            'error',
-            `recharge ${plan.transactionId} in doubt: taken as applied; check the meter's credit [CL-9.6]`,
-          );
-        const now = await this.#read();
-        return now.ok ? { ok: true, data: { applied: false, balance: this.#state?.balance ?? 0 } } : now;
-      }
-      if (!client) return busy('no association with the meter');
-      this.#d.stateFile.setRecharge(plan.transactionId, 'in_doubt', this.#d.now()); // on disk before it goes out
-    }
-    if (!client) return busy('no association with the meter');
-    const out = await client.call(plan.call);
-    if (out.kind === 'failed') {
-      const sure =
-        out.reason === 'refused' ||
-        out.reason === 'exception' ||
-        out.reason === 'not_associated' ||
-        out.reason === 'busy';
-      if (plan.kind === 'recharge' && sure) this.#d.stateFile.forgetRecharge(plan.transactionId);
-      if (out.reason === 'refused')
-        return {
-          ok: false,
-          error: { code: 'invalid_argument', message: `the meter refused: ${out.message}` },
-        };
-      if (out.reason === 'exception')
-        return { ok: false, error: { code: 'unsupported', message: `the meter cannot: ${out.message}` } };
-      return busy(`no answer from the meter: ${out.message}`);
-    }
-    if (plan.kind === 'recharge') this.#d.stateFile.setRecharge(plan.transactionId, 'applied', this.#d.now());
-    await this.#poll(); // [MC-5.1] the state the command changed goes out at once
-    if (plan.kind !== 'recharge') return { ok: true };
-    return { ok: true, data: { applied: true, balance: this.#state?.balance ?? 0 } };
-  }
-
-  /** [MC-8.6] A live poll: the readings and the state. */
-  async #read(): Promise<WireReply> {
-    const r = await this.#poll();
-    if (!r.ok || !this.#state) return busy(`the meter did not answer: ${r.ok ? 'no state' : r.message}`);
-    return { ok: true, data: { readings: this.#sample, state: this.#state } };
+  /** [CL-9.5, CL-9.6] A contract command through the meter (answer.ts). */
+  #answer(command: MeterCommand): Promise<WireReply> {
+    return answerCommand(
+      {
+        model: () => this.#meter?.model ?? null,
+        client: () => this.#client,
+        stateFile: this.#d.stateFile,
+        poll: () => this.#poll(),
+        state: () => this.#state,
+        sample: () => this.#sample,
+        now: this.#d.now,
+        say: (level, msg) => this.#say(level, msg),
+      },
+      command,
+    );
   }
 }
-
-const busy = (message: string): WireReply => ({ ok: false, error: { code: 'busy', message } });
 
 function failure(o: { kind: string; message?: string }): string {
   return o.kind === 'failed' ? (o.message ?? 'failed') : `unexpected ${o.kind}`;
