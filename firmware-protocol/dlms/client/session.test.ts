@@ -1,5 +1,6 @@
 // The client session against golden APDUs: what it sends is byte for byte a public reference's request
 // (Gurux's and dlms-cosem's vectors in ../apdu/golden/apdu.json), and what it makes of each answer.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeApdu } from '../apdu/apdu.ts';
 import { fromHex, toHex } from '../apdu/axdr.ts';
@@ -243,5 +244,18 @@ describe('[CL-6] release', () => {
       { kind: 'done', outcome: { kind: 'released' } },
     ]);
     expect(r.state.phase).toBe('idle');
+  });
+});
+
+describe('[CL-7] hostile answers', () => {
+  it('[CL-7.1] any bytes as an answer, in any phase, never throw: a drop, or the call ends', () => {
+    const phases = [associated(), run(associated(), [call({ kind: 'get', attribute: CLOCK })]).state];
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: 0, max: 1 }), (bytes, which) => {
+        const r = sessionStep(CONFIG, phases[which]!, { kind: 'response', apdu: bytes, atMs: 1 });
+        for (const e of r.effects) expect(['dropped', 'done', 'send']).toContain(e.kind);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
