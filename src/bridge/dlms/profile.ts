@@ -5,10 +5,9 @@
 
 import type { Row } from '../../../firmware-protocol/dlms/client/values.ts';
 import { OBIS } from '../../../firmware-protocol/dlms/cosem/obis.ts';
-import { sampleFromBlockRow } from '../../../firmware-protocol/dlms/cosem/rows.ts';
+import { type Scalers, sampleFromBlockRow } from '../../../firmware-protocol/dlms/cosem/rows.ts';
 import type { Obis } from '../../../firmware-protocol/dlms/cosem/types.ts';
 import type { Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
-import type { Scalers } from './meter-model.ts';
 
 /** [CL-9.4] A meter clock more than this far from the bridge's is "off". */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
