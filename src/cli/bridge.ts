@@ -36,7 +36,7 @@ the login (wrong password, unknown device) ends the bridge with exit code 2 and 
   --dlms                read a DLMS/COSEM meter (IS 15959 Part 2; firmware-protocol/dlms/CLIENT.md)
   --tcp <host:port>     with --dlms: the meter's TCP address (wrapper; DLMS port 4059), not --serial
   --client <sap>        with --dlms: client SAP (default ${DLMS_DEFAULTS.client}, the meter reader; 16 public)
-  --server <addr>       with --dlms: HDLC server address U or U/L (upper/lower; default 1/256), or
+  --server <addr>       with --dlms: HDLC server address U or U/L (upper/lower; default 1/16), or
                         the meter's wPort over TCP (default 1)
   --password <lls>      with --dlms: the association's LLS password (or METERSTACK_DLMS_PASSWORD);
                         required for client 32. The MQTT password is then METERSTACK_BRIDGE_PASSWORD
@@ -194,11 +194,11 @@ async function startDlms(
     // IS 15959 optical ports and RS-485 run at 9600 baud unless told; the line protocol's rate would not.
     link = { kind: 'serial', path: serial!, baud: str('baud') === undefined ? DLMS_DEFAULTS.baud : baud };
   }
-  const serverText = str('server') ?? (tcp !== undefined ? '1' : '1/256');
+  const serverText = str('server') ?? (tcp !== undefined ? '1' : '1/16');
   const server = parseServerAddress(serverText);
   if (server === null) {
     usageError(
-      `--server ${serverText}: expected U or U/L, e.g. 1 or 1/256 (upper 1..127 alone; 0..16383 with a lower)`,
+      `--server ${serverText}: expected U or U/L, e.g. 1 or 1/16 (upper 1..127 alone; 0..16383 with a lower)`,
     );
     return null;
   }
