@@ -76,6 +76,7 @@ export class DlmsBridge {
   #offsetMs = 0;
   #backoffMs: number = REASSOCIATE_BACKOFF_MS.first;
   #bad = 0;
+  #lastFailure = '';
   #stopped = false;
   #wake: (() => void) | null = null;
   #loop: Promise<void> = Promise.resolve();
@@ -231,6 +232,10 @@ export class DlmsBridge {
     if (!client || attrs.length === 0) return [];
     const out = await client.call({ kind: 'get-list', items: attrs.map((a) => ({ attribute: a })) });
     if (out.kind === 'list') return out.results;
+    // Only a meter that cannot take a with-list (an ExceptionResponse) is asked one attribute at a time.
+    if (out.kind !== 'failed' || out.reason !== 'exception') {
+      return attrs.map(() => ({ kind: 'error' as const, result: 250 }));
+    }
     const each: GetDataResult[] = [];
     for (const a of attrs) {
       const one = await client.call({ kind: 'get', attribute: a });
@@ -251,9 +256,12 @@ export class DlmsBridge {
     const results = await this.#getMany(m.polls.map((p) => p.attribute));
     const read = readPoll(m.polls, results, m.scalers, now, this.#d.offsetMin);
     if (!read.ok) {
-      if (this.#client) this.#say('warn', `poll: ${read.message}`);
+      // Each new kind of failure once, not every poll of a meter that keeps failing the same way.
+      if (this.#client && read.message !== this.#lastFailure) this.#say('warn', `poll: ${read.message}`);
+      this.#lastFailure = read.message;
       return read;
     }
+    this.#lastFailure = '';
     this.#checkClock(read.meterClockMs, now);
     this.#mqtt.setOnline(true);
     const before = this.#state;

@@ -96,13 +96,23 @@ export class HdlcSerialTransport implements ApduTransport {
   }
 
   #onData(chunk: Buffer): void {
+    const noise = this.#splitter.noiseBytes;
     for (const piece of this.#splitter.push(chunk)) this.#piece(piece);
+    this.#noise(noise);
     if (this.#flushTimer) clearTimeout(this.#flushTimer);
     if (this.#splitter.partial > 0) {
       this.#flushTimer = setTimeout(() => {
+        const noise = this.#splitter.noiseBytes;
         for (const piece of this.#splitter.flush()) this.#piece(piece);
+        this.#noise(noise);
       }, FLUSH_AFTER_MS);
     }
+  }
+
+  /** [HD-8.2] Bytes outside any frame since `before`: one report per chunk, not per byte. */
+  #noise(before: number): void {
+    const n = this.#splitter.noiseBytes - before;
+    if (n > 0) this.#events?.onBad('HD-8.2', `${n} bytes of noise outside any frame`);
   }
 
   #piece(piece: ReturnType<FrameSplitter['push']>[number]): void {
