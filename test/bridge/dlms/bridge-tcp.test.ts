@@ -209,4 +209,19 @@ describe('meterstack bridge --dlms --tcp, against a DLMS meter on a socket [CL-9
     );
     expect(existsSync(stateFile())).toBe(true);
   });
+
+  it('[CL-9.4] a meter clock an hour fast is logged once; live samples keep the bridge clock', async () => {
+    v.clock = () => Date.now() + 3_600_000;
+    await until(
+      () => logs.some((l) => l.includes("the meter's clock is 3600 s off")),
+      5_000,
+      'the clock warning',
+    );
+    const latest = t.svc.world.twins.get(ext.device_id)?.latest?.ts ?? 0;
+    expect(Math.abs(latest - Date.now())).toBeLessThan(60_000);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(logs.filter((l) => l.includes('clock is 3600 s off'))).toHaveLength(1);
+    v.clock = Date.now;
+    await until(() => logs.some((l) => l.includes('clock agrees')), 5_000, 'the clock agreeing again');
+  });
 });
