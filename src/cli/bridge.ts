@@ -8,6 +8,7 @@ import { DLMS_DEFAULTS, parseServerAddress, runDlmsBridge } from '../bridge/dlms
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
+import { IEC_BRIDGE_FLAGS, IEC_BRIDGE_OPTIONS, iecOnlyFlag, runIecFromCli } from './bridge-iec.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
@@ -42,7 +43,7 @@ the login (wrong password, unknown device) ends the bridge with exit code 2 and 
                         required for client 32. The MQTT password is then METERSTACK_BRIDGE_PASSWORD
   --poll-s <n>          with --dlms: seconds between polls (default ${DLMS_DEFAULTS.pollMs / 1000})
   --state-file <file>   with --dlms: recharge ids and profile cursor (default ./dlms-<device id>.json)
-${logLevelHelp(24)}`;
+${IEC_BRIDGE_FLAGS}${logLevelHelp(24)}`;
 
 const cli = usage('bridge', BRIDGE_HELP);
 const usageError = cli.error;
@@ -72,8 +73,8 @@ export async function runBridge(argv: string[]): Promise<void> {
         tcp: { type: 'string' },
         client: { type: 'string' },
         server: { type: 'string' },
-        'poll-s': { type: 'string' },
         'state-file': { type: 'string' },
+        ...IEC_BRIDGE_OPTIONS,
         ...LOG_LEVEL_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -91,14 +92,18 @@ export async function runBridge(argv: string[]): Promise<void> {
   if (typeof level === 'object') return usageError(level.error);
   setLogLevel(level);
   const serial = str('serial');
-  const username = str('username');
+  // `--device` names the meter as `--username` does (the MQTT username is the device id).
+  const username = str('username') ?? str('device');
+  if (str('device') !== undefined && username !== str('device')) {
+    return usageError('--device and --username name the same thing: give one, or the same id');
+  }
   const dlms = values['dlms'] === true;
   // With --dlms, --password is the meter's LLS secret; the MQTT password comes from the environment.
   const password = (dlms ? undefined : str('password')) ?? process.env['METERSTACK_BRIDGE_PASSWORD'] ?? '';
   if (dlms && serial && str('tcp')) return usageError('--dlms takes --serial or --tcp, not both');
   if (!serial && !(dlms && str('tcp')))
     return usageError(dlms ? '--serial or --tcp is required' : '--serial is required');
-  for (const flag of ['tcp', 'client', 'server', 'poll-s', 'state-file']) {
+  for (const flag of ['tcp', 'client', 'server', 'state-file']) {
     if (!dlms && values[flag] !== undefined) return usageError(`--${flag} needs --dlms`);
   }
   if (!username) return usageError('--username (the device id) is required');
@@ -121,10 +126,19 @@ export async function runBridge(argv: string[]): Promise<void> {
   };
   const modbus = str('modbus');
   if (dlms) {
-    if (modbus !== undefined) return usageError('--dlms and --modbus exclude each other');
+    if (modbus !== undefined || values['iec62056-21'] === true)
+      return usageError('--dlms, --modbus and --iec62056-21 exclude each other: a meter speaks one of them');
     const started = await startDlms(str, serial, baud, username, broker, onFatal);
     if (started === null) return;
     closer = started;
+  } else if (values['iec62056-21'] === true) {
+    if (modbus !== undefined) return usageError('--iec62056-21 and --modbus: a meter speaks one of them');
+    if (serial === undefined) return usageError('--serial is required');
+    const started = await runIecFromCli({ values, serial, broker, deviceId: username, cli, onFatal });
+    if (started === null) return;
+    closer = started;
+  } else if (iecOnlyFlag(values) !== null) {
+    return usageError(`--${iecOnlyFlag(values)} is an --iec62056-21 flag`);
   } else if (modbus !== undefined) {
     if (modbus !== 'sdm120') return usageError(`--modbus: unknown model ${modbus} (known: sdm120)`);
     const unitId = intOption('unit-id', str('unit-id'), SDM120_DEFAULTS.unitId);

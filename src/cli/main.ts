@@ -20,7 +20,7 @@ const USAGE = `usage: meterstack <command> [flags]
 commands:
   serve     start the service: embedded MQTT broker, virtual meters, storage, HTTP API
   bridge    connect a meter on a serial port to the MQTT broker
-  meter     run a virtual meter on a serial port, speaking the line protocol
+  meter     run a virtual meter on a serial port: the line protocol, or --protocol iec62056-21
   replay    play a trace (CSV or JSON Lines) as a meter against a running or embedded service
   scenario  run declarative scenario files: meterstack scenario run <files...>
   fleet     host N virtual meters in this process against a running service (a fleet worker)

@@ -1,5 +1,6 @@
 // `meterstack meter`: a virtual meter that speaks the serial line protocol on a serial device, as firmware
-// would (simulator/serial-meter.ts). Its clock is real time.
+// would (simulator/serial-meter.ts), or DLMS/COSEM (`--protocol dlms`: HDLC on the serial device and/or
+// the wrapper on a TCP port, simulator/dlms-meter.ts). Its clock is real time.
 
 import { parseArgs } from 'node:util';
 import { type MeterModel, MODELS, MODES, type Mode } from '../../firmware-protocol/mqtt/vocabulary.ts';
@@ -8,25 +9,43 @@ import { VirtualClock } from '../../simulator/clock.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
+import {
+  DLMS_BAUD,
+  DLMS_HELP,
+  DLMS_OPTIONS,
+  type DlmsFlags,
+  dlmsFlags,
+  startDlmsMeter,
+} from './meter-dlms.ts';
+import { protocolArg, runIecMeter } from './meter-iec.ts';
 import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
 export const METER_HELP = `usage: meterstack meter --serial <path> --device <id> [flags]
+       meterstack meter --protocol dlms (--serial <path> | --tcp <port>) --device <id> [flags]
+       meterstack meter --protocol iec62056-21 --serial <path> --device <id> [flags]
 
 Runs one virtual meter (the simulator's state machine) on a serial device, speaking the line protocol
-of firmware-protocol/serial/PROTOCOL.md. Pair it with \`meterstack bridge\` on the other end.
+of firmware-protocol/serial/PROTOCOL.md (pair it with \`meterstack bridge\` on the other end), or
+DLMS/COSEM as an IS 15959 Part 2 meter (firmware-protocol/dlms/SERVER.md): HDLC on the serial device,
+the wrapper on a TCP port, or both. DLMS clients: 16 public (no password), 32 meter reader (LLS).
+Or an IEC 62056-21 optical port, mode C (firmware-protocol/iec62056-21/PROTOCOL.md): its own flags are
+listed by \`meterstack meter --protocol iec62056-21 --help\`.
 
-  --serial <path>             serial device (required)
+  --protocol line|dlms|iec62056-21
+                              what the meter speaks (default line)
+  --serial <path>             serial device (required for line)
   --device <id>               device id (required)
-  --baud <n>                  baud rate (default ${DEFAULT_BAUD})
+  --baud <n>                  baud rate (default ${DEFAULT_BAUD}; dlms ${DLMS_BAUD})
   --model basic|full          (default basic)
   --mode <mode>               prepaid|postpaid|measurement|relay_off (default prepaid)
   --balance <paise>           opening balance (default 0)
   --load-watts <w>            constant load (default 0)
   --energy-kwh <kwh>          opening energy register (default 0)
   --telemetry-period-s <s>    seconds between samples (default 60)
-  --keepalive-s <s>           PING period, 1..60 (default ${DEFAULT_KEEPALIVE_S})
-  --firmware <text>           firmware version reported in HELLO
-${logLevelHelp(30)}`;
+  --keepalive-s <s>           PING period, 1..60 (default ${DEFAULT_KEEPALIVE_S}; line only)
+  --firmware <text>           firmware version reported in HELLO (DLMS: 1.0.0.2.0.255)
+
+${DLMS_HELP}${logLevelHelp(30)}`;
 
 const cli = usage('meter', METER_HELP);
 const usageError = cli.error;
@@ -34,13 +53,21 @@ const num = (name: string, text: string | undefined, check: (n: number) => boole
   cli.number(name, text, check);
 
 export async function runMeter(argv: string[]): Promise<void> {
+  // `--protocol iec62056-21`: the optical port's own command (meter-iec.ts) takes the flags.
+  const protocol = protocolArg(argv);
+  if (protocol === 'iec62056-21') return runIecMeter(argv);
+  if (protocol !== undefined && protocol !== 'line' && protocol !== 'dlms') {
+    return usageError(`--protocol must be one of line, dlms, iec62056-21, got ${protocol}`);
+  }
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       // `--baud -5` is a range error, not "ambiguous": a negative number is the flag's value.
       args: joinNegativeNumbers(argv),
       options: {
+        protocol: { type: 'string' },
         serial: { type: 'string' },
+        ...DLMS_OPTIONS,
         device: { type: 'string' },
         baud: { type: 'string' },
         model: { type: 'string' },
@@ -69,7 +96,17 @@ export async function runMeter(argv: string[]): Promise<void> {
   setLogLevel(level);
   const serial = str('serial');
   const deviceId = str('device');
-  if (!serial) return usageError('--serial is required');
+  let dlms: DlmsFlags | null = null;
+  if (protocol === 'dlms') {
+    if (values['keepalive-s'] !== undefined) return usageError('--keepalive-s is for --protocol line');
+    dlms = dlmsFlags(values, cli);
+    if (dlms === null) return;
+    if (!serial && dlms.tcp === undefined) return usageError('--protocol dlms needs --serial, --tcp or both');
+  } else {
+    const dlmsOnly = Object.keys(DLMS_OPTIONS).find((k) => values[k] !== undefined);
+    if (dlmsOnly) return usageError(`--${dlmsOnly} is for --protocol dlms`);
+    if (!serial) return usageError('--serial is required');
+  }
   if (!deviceId) return usageError('--device is required');
   const model = str('model') ?? 'basic';
   const mode = str('mode') ?? 'prepaid';
@@ -95,13 +132,40 @@ export async function runMeter(argv: string[]): Promise<void> {
         energyKwh: energy ?? undefined,
         load: { kind: 'constant', watts: watts ?? 0 },
         telemetryPeriodMs: period ? Math.round(period * 1000) : undefined,
-        firmware: str('firmware') ?? 'meterstack-serial/1.0.0',
+        firmware: str('firmware') ?? (dlms ? 'meterstack-dlms/1.0.0' : 'meterstack-serial/1.0.0'),
       },
       clock.now(),
     );
   } catch (err) {
     return usageError((err as Error).message);
   }
+  if (dlms !== null) {
+    let started: Awaited<ReturnType<typeof startDlmsMeter>>;
+    try {
+      started = await startDlmsMeter({
+        state,
+        now: () => clock.now(),
+        serial,
+        baud: baud ?? DEFAULT_BAUD,
+        flags: dlms,
+      });
+    } catch (err) {
+      log('error', `meter ${deviceId}: ${(err as Error).message}`);
+      process.exitCode = 1;
+      return;
+    }
+    const where = [
+      serial && `HDLC on ${serial}`,
+      started.tcpPort !== undefined && `wrapper on TCP port ${started.tcpPort}`,
+    ];
+    log('info', `meter ${deviceId} (${model}) speaking DLMS: ${where.filter(Boolean).join(', ')}`);
+    onSignals(async (signal) => {
+      log('info', `${signal}: meter going away`);
+      await started.stop();
+    });
+    return;
+  }
+  if (!serial) return;
   const meter = new SerialMeter({
     state,
     serial,

@@ -115,14 +115,15 @@ const REMEMBERED_PARAMS = 1024;
  * Path parameters are a few strings that repeat (the same device id read again and again), and their
  * schemas are pure (a pattern, a length, Number), so a valid set is parsed once and its value reused: a
  * cached GET then runs no parse. Only successes are kept (an error is built afresh each time), keyed by
- * the set's JSON (its values are strings from the router), and each request gets its own copy.
+ * the set's JSON (its values are strings from the router), or by the value alone when the route has one
+ * parameter (every v2 route but none: no JSON.stringify per request), and each request gets its own copy.
  */
 function rememberValid<R extends { value?: unknown; error?: Error }>(
   validate: (data: unknown) => R,
 ): (data: unknown) => R | { value: unknown } {
   const valid = new Map<string, Record<string, unknown>>();
   return (data) => {
-    const key = JSON.stringify(data);
+    const key = paramsKey(data);
     const seen = valid.get(key);
     if (seen !== undefined) return { value: { ...seen } };
     const result = validate(data);
@@ -132,6 +133,23 @@ function rememberValid<R extends { value?: unknown; error?: Error }>(
     }
     return result;
   };
+}
+
+/**
+ * A route's parameter sets always have the same names, so a route with one parameter can key by its
+ * value: a value and a JSON object never meet in one route's memory.
+ */
+function paramsKey(data: unknown): string {
+  if (data !== null && typeof data === 'object') {
+    let count = 0;
+    let only: unknown;
+    for (const name in data) {
+      if (++count > 1) break;
+      only = (data as Record<string, unknown>)[name];
+    }
+    if (count === 1 && typeof only === 'string') return only;
+  }
+  return JSON.stringify(data);
 }
 
 export const NUL_MESSAGE = 'String should not contain the NUL character (U+0000)';

@@ -33,6 +33,26 @@ describe.each(await storeBackends())('$name', ({ name }) => {
       expect(await store.accountForApiKey(key, T0 + 1000)).toBeNull();
     });
 
+    // The v2 API's sync path (issue 19 step 7): what the store knows at once agrees with
+    // accountForApiKey; undefined only where the answer needs I/O (PostgreSQL before a key is cached).
+    it('accountForApiKeyNow answers as accountForApiKey, or undefined', async () => {
+      const store = await stores.open();
+      const account = await store.createAccount('acme', T0);
+      const key = newKey();
+      const wall = 1_800_000_000_000;
+      await store.addApiKey(account.id, key, T0 + 1000, T0);
+      // SQLite answers at once; PostgreSQL only for a key its cache holds.
+      const atOnce = (answer: unknown) => (name === 'sqlite' ? answer : undefined);
+      expect(store.accountForApiKeyNow(key, T0, wall)).toEqual(atOnce(account));
+      expect(store.accountForApiKeyNow(newKey(), T0, wall)).toEqual(atOnce(null));
+      expect(await store.accountForApiKey(key, T0, wall)).toEqual(account);
+      // Cached now on both: valid before its expiry, refused from it on.
+      expect(store.accountForApiKeyNow(key, T0 + 999, wall)).toEqual(account);
+      expect(store.accountForApiKeyNow(key, T0 + 1000, wall)).toBeNull();
+      await store.revokeApiKey(key, T0);
+      expect(store.accountForApiKeyNow(key, T0, wall)).toEqual(atOnce(null));
+    });
+
     // [CON-4] A console key expires on the wall clock; the virtual clock (however far it jumps) does
     // not end it, and the wall clock ends it even when cached as valid (no query on a cache hit).
     it('a key with a wall-clock expiry is valid until it, whatever the virtual clock says [CON-4]', async () => {

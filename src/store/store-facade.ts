@@ -50,6 +50,8 @@ export interface StoreParts {
     get: Part<'getAccount'>;
     addKey(accountId: number, key: string, expiry: KeyExpiry, now: number): Maybe<void>;
     accountForKey(key: string, now: number, wallNow: number): Maybe<Account | null>;
+    /** The answer at once, or undefined when it needs I/O that does not answer at once. */
+    accountForKeyNow(key: string, now: number, wallNow: number): Account | null | undefined;
     revokeKey: Part<'revokeApiKey'>;
   };
   spaces: {
@@ -132,6 +134,9 @@ export abstract class StoreFacade implements Store {
   }
   async accountForApiKey(key: string, now: number, wallNow = Date.now()): Promise<Account | null> {
     return this.#p.accounts.accountForKey(key, now, wallNow);
+  }
+  accountForApiKeyNow(key: string, now: number, wallNow: number): Account | null | undefined {
+    return this.#p.accounts.accountForKeyNow(key, now, wallNow);
   }
   async revokeApiKey(key: string, now: number): Promise<boolean> {
     return this.#p.accounts.revokeKey(key, now);

@@ -15,6 +15,7 @@ import {
 } from '../../firmware-protocol/iec62056-21/codec.ts';
 import type { DataLine, DataSet } from '../../firmware-protocol/iec62056-21/data-set.ts';
 import { fromHex, loadVectors } from '../../firmware-protocol/iec62056-21/golden/vectors.ts';
+import { createReader, type ReaderState } from '../../firmware-protocol/iec62056-21/reader.ts';
 import { createServer, type ServerState } from '../../firmware-protocol/iec62056-21/server.ts';
 import { type Piece, Splitter } from '../../firmware-protocol/iec62056-21/splitter.ts';
 import { fuzzParams, fuzzTimeout } from './fuzz-config.ts';
@@ -195,6 +196,50 @@ describe('the meter [IEC-5]', () => {
             }
             state = server.step(state, { kind: 'tick', now }).state;
           }
+        }),
+        fuzzParams(500),
+      );
+    },
+    fuzzTimeout(20_000),
+  );
+});
+
+describe('the reader [IEC-8]', () => {
+  it(
+    'never throws on hostile input, sends only messages that decode, and always ends by its deadline',
+    () => {
+      const reader = createReader();
+      const events = fc.array(fc.tuple(fc.oneof(hostile, fc.constantFrom(...GOLDEN)), fc.nat(2_000)), {
+        maxLength: 12,
+      });
+      fc.assert(
+        fc.property(events, (list) => {
+          const splitter = new Splitter({ side: 'reader' });
+          const first = reader.start(0);
+          let state: ReaderState = first.state;
+          let results = 0;
+          const take = (effects: typeof first.effects) => {
+            for (const e of effects) {
+              if (e.kind === 'send') expect(decodeMessage(e.bytes).ok).toBe(true);
+              if (e.kind === 'result') results++;
+            }
+          };
+          take(first.effects);
+          let now = 0;
+          for (const [bytes, dt] of list) {
+            now += dt;
+            const heard = reader.step(state, { kind: 'heard', now });
+            state = heard.state;
+            for (const piece of splitter.push(bytes, now)) {
+              const step = reader.step(state, { kind: 'piece', piece, now });
+              state = step.state;
+              take(step.effects);
+            }
+          }
+          // [IEC-8.2, IEC-8.4] Whatever came, a tick at the deadline ends the session, once.
+          const due = reader.deadline(state);
+          if (due !== null) take(reader.step(state, { kind: 'tick', now: due }).effects);
+          expect(results).toBe(1);
         }),
         fuzzParams(500),
       );

@@ -65,6 +65,13 @@ export class Accounts {
     }
   }
 
+  /** From the cache of valid keys while it is fresh (as accountForKey reads it); undefined otherwise. */
+  accountForKeyNow(key: string, now: number, wallNow: number): Account | null | undefined {
+    const hit = this.#valid.get(key);
+    if (!hit || this.#clock() - hit.checkedAt >= KEY_CACHE_MS) return undefined;
+    return unexpired(hit, now, wallNow) ? hit.account : null;
+  }
+
   async accountForKey(key: string, now: number, wallNow: number): Promise<Account | null> {
     const hit = this.#valid.get(key);
     if (hit && this.#clock() - hit.checkedAt < KEY_CACHE_MS) {

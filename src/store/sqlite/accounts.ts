@@ -83,6 +83,11 @@ export class Accounts {
     return account;
   }
 
+  /** SQLite answers synchronously: always at once. */
+  accountForKeyNow(key: string, now: number, wallNow: number): Account | null {
+    return this.accountForKey(key, now, wallNow);
+  }
+
   /** True if the key existed and was not already revoked. */
   revokeKey(key: string, now: number): boolean {
     this.#valid.delete(key);

@@ -1,0 +1,153 @@
+// Profile generic attributes from the meter view [AS-4]: the buffer (instantaneous, scaler and name
+// plate profiles one row; block load, daily load and billing from the meter's own samples), with
+// selective access by range [CO-7.8]; capture objects, period, sort method, entries. Pure.
+
+import { type AccessSelection, type GetDataResult, rangeFromAccess } from '../apdu/cosem.ts';
+import type { Data } from '../apdu/data.ts';
+import { dateTimeToInstant, decodeDateTime } from '../apdu/datetime.ts';
+import { DAR } from '../apdu/errors.ts';
+import { instantaneousRow, scalerRow } from '../cosem/instant.ts';
+import { OBIS } from '../cosem/obis.ts';
+import { billingRows, blockLoadRows, dailyLoadRows, type Row } from '../cosem/rows.ts';
+import type { CaptureObject, CosemObject } from '../cosem/types.ts';
+import { METER_TYPE_1P2W, nameplateValues } from '../cosem/values.ts';
+import type { ReadContext } from './attributes.ts';
+import { captureData, NULL_DATA, rowData, scalerUnitData, visible } from './encode.ts';
+
+const ok = (data: Data): GetDataResult => ({ kind: 'data', data });
+const refused = (result: number): GetDataResult => ({ kind: 'error', result });
+
+type Range = { from: number; to: number; columns: number[] };
+const ALL: Range = { from: -Infinity, to: Infinity, columns: [] };
+
+/** [AS-4.1] Attribute `id` (2 and up) of a profile generic, with the access selection of the GET. */
+export function readProfile(
+  o: CosemObject,
+  id: number,
+  access: AccessSelection | undefined,
+  c: ReadContext,
+): GetDataResult {
+  const capture = o.capture!;
+  if (access !== undefined && id !== 2) return refused(DAR.scopeOfAccessViolated); // [AS-4.3]
+  switch (id) {
+    case 2: {
+      const range = access === undefined ? ALL : parseRange(access, capture.objects, c.config.offsetMin);
+      if (typeof range === 'number') return refused(range);
+      return ok(bufferData(o, range, c));
+    }
+    case 3:
+      return ok({ type: 'array', items: capture.objects.map(captureData) });
+    case 4:
+      return ok({ type: 'double-long-unsigned', value: capture.periodS });
+    case 5: // [CO-4.2] FIFO
+      return ok({ type: 'enum', value: 1 });
+    case 6: // no sort object: the rows are in capture order
+      return ok(captureData({ classId: 0, obis: '0.0.0.0.0.0', attribute: 0, dataIndex: 0 }));
+    case 7:
+      return ok({ type: 'double-long-unsigned', value: rows(o, ALL, c).length });
+    default:
+      return ok({ type: 'double-long-unsigned', value: profileEntries(o, c) });
+  }
+}
+
+/** [AS-4.4] How many rows a profile can hold: one for a snapshot profile; else what the history spans. */
+function profileEntries(o: CosemObject, c: ReadContext): number {
+  const period = o.capture!.periodS;
+  if (o.obis === OBIS.billingProfile) return 12;
+  if (period === 0) return 1;
+  const sampleS = telemetrySeconds(c);
+  return Math.max(1, Math.ceil((c.view.historyLimit * sampleS) / period));
+}
+
+function telemetrySeconds(c: ReadContext): number {
+  const h = c.view.history;
+  if (h.length < 2) return 60;
+  return Math.max(1, (h[h.length - 1]!.ts - h[h.length - 2]!.ts) / 1000);
+}
+
+/**
+ * [AS-4.2, CO-7.8] A range descriptor on the profile's time column (the clock, or the billing date of the
+ * billing profile) with date-time bounds; its selected values a subset of the columns. Another selector
+ * is scope-of-access-violated; a descriptor of the wrong shape or bounds that are no instant,
+ * type-unmatched; a selected value that is not a column, scope-of-access-violated.
+ */
+function parseRange(
+  a: AccessSelection,
+  columns: readonly CaptureObject[],
+  offsetMin: number,
+): Range | number {
+  if (a.selector !== 1) return DAR.scopeOfAccessViolated;
+  const rd = rangeFromAccess(a);
+  if (rd === null) return DAR.typeUnmatched;
+  const time = columns[0]!;
+  const r = rd.restrictingObject;
+  if (r.logicalName !== time.obis || r.classId !== time.classId || r.attributeIndex !== time.attribute)
+    return DAR.scopeOfAccessViolated;
+  const from = instant(rd.from, offsetMin);
+  const to = instant(rd.to, offsetMin);
+  if (from === null || to === null) return DAR.typeUnmatched;
+  const picked: number[] = [];
+  for (const s of rd.selectedValues) {
+    const i = columns.findIndex(
+      (col) => col.obis === s.logicalName && col.classId === s.classId && col.attribute === s.attributeIndex,
+    );
+    if (i < 0) return DAR.scopeOfAccessViolated;
+    picked.push(i);
+  }
+  return { from, to, columns: picked };
+}
+
+function instant(d: Data, offsetMin: number): number | null {
+  if (d.type === 'date-time') return dateTimeToInstant(d.value, offsetMin);
+  if (d.type !== 'octet-string') return null;
+  const dt = decodeDateTime(d.value);
+  return dt.ok ? dateTimeToInstant(dt.value, offsetMin) : null;
+}
+
+/** The rows of a profile within the range, as numbers (cosem/rows.ts). */
+function rows(o: CosemObject, range: Range, c: ReadContext): Row[] {
+  const v = c.view;
+  const opts = { from: range.from, to: range.to, offsetMin: c.config.offsetMin, vahAtStart: v.vahAtStart };
+  switch (o.obis) {
+    case OBIS.blockLoadProfile:
+      return blockLoadRows(v.history, { ...opts, periodS: o.capture!.periodS });
+    case OBIS.dailyLoadProfile:
+      return dailyLoadRows(v.history, opts);
+    case OBIS.billingProfile:
+      return billingRows(v.history, opts);
+    case OBIS.instantaneousProfile: {
+      const row = instantaneousRow(v.snapshot);
+      return row[0]! >= range.from && row[0]! <= range.to ? [row] : [];
+    }
+    default:
+      return [[]]; // scaler and name plate profiles: one row, built in bufferData
+  }
+}
+
+/** [AS-4.1] The buffer: an array of structures, a cell per (selected) column. */
+function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
+  const columns = o.capture!.objects;
+  const pick = (cells: Data[]): Data => ({
+    type: 'structure',
+    items: range.columns.length === 0 ? cells : range.columns.map((i) => cells[i] ?? NULL_DATA),
+  });
+  const scalers = scalerRow(o.obis);
+  if (scalers !== null) {
+    return { type: 'array', items: [pick(scalers.map((s) => scalerUnitData(s.scaler, s.unit)))] };
+  }
+  if (o.obis === OBIS.namePlate) {
+    const p = nameplateValues(c.view.snapshot.info);
+    const cells: Data[] = [
+      visible(p.serialNumber),
+      visible(p.manufacturer),
+      visible(p.firmwareVersion),
+      { type: 'unsigned', value: METER_TYPE_1P2W },
+    ];
+    return { type: 'array', items: [pick(cells)] };
+  }
+  const items = rows(o, range, c).map((row) => {
+    const whole = rowData(row, columns, c.config.offsetMin);
+    return whole.type === 'structure' ? pick(whole.items) : whole;
+  });
+  return { type: 'array', items };
+}
