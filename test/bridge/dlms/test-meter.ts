@@ -2,7 +2,8 @@
 // wrapper splitter, answerAarq, getResponses, the COSEM object table and its scalers): no canned bytes.
 // It serves what the bridge reads — object list, registers with scalers, name plate, clock, credit,
 // disconnect control, the block load profile by range — and takes ACTIONs on the relay and the credit.
-// It stands in for `meterstack meter --protocol dlms` until that lands.
+// Beside `meterstack meter --protocol dlms` (meter-e2e.test.ts) it lets a test drop an answer, move the
+// meter's clock, or leave out the credit object, on demand.
 
 import { createServer, type Server, type Socket } from 'node:net';
 import { SerialPort } from 'serialport';
