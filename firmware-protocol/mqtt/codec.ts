@@ -17,6 +17,7 @@ import {
   type StatePayload,
   type TelemetryPayload,
 } from './schemas.ts';
+import { telemetryIfValid } from './telemetry-check.ts';
 import { type Channel, CONTRACT_VERSION, parseTopic } from './topics.ts';
 import type { CommandReply, MeterCommand, ReportedState, Sample } from './vocabulary.ts';
 
@@ -68,6 +69,11 @@ export function validate<C extends Channel>(
       'MC-3.3',
       `v: unsupported contract version ${got}; this receiver speaks v${CONTRACT_VERSION}`,
     );
+  }
+  if (channel === 'telemetry') {
+    // The receivers' hot path: checked by hand, the schema's value or the schema asked (telemetry-check.ts).
+    const telemetry = telemetryIfValid(input);
+    if (telemetry) return { ok: true, value: telemetry as PayloadOf<C> };
   }
   const result = CHANNEL_SCHEMAS[channel].safeParse(input);
   if (result.success) return { ok: true, value: result.data as PayloadOf<C> };

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   allDevicesFilter,
@@ -37,6 +38,44 @@ describe('topics', () => {
     'meterstack/v1/m/State',
   ])('[MC-1.3] does not parse %s', (topic) => {
     expect(parseTopic(topic)).toBeNull();
+  });
+
+  it('[MC-1.1] [MC-1.3] parses as splitting on every / would, whatever the topic', () => {
+    // The rule as first written: exactly four levels, the root's two, a device id, a channel.
+    const bySplit = (topic: string) => {
+      const parts = topic.split('/');
+      if (parts.length !== 4 || `${parts[0]}/${parts[1]}` !== 'meterstack/v1') return null;
+      const [, , deviceId, channel] = parts as [string, string, string, string];
+      const known = (CHANNELS as readonly string[]).includes(channel);
+      return DEVICE_ID_PATTERN.test(deviceId) && known ? { deviceId, channel } : null;
+    };
+    const level = fc.oneof(
+      fc.constantFrom(
+        'meterstack',
+        'v1',
+        'V1',
+        '',
+        'meterstack/v1',
+        'x'.repeat(64),
+        'x'.repeat(65),
+        ...CHANNELS,
+      ),
+      fc.string({ maxLength: 8 }),
+      fc.stringMatching(/^[A-Za-z0-9_.-]{1,8}$/),
+    );
+    const topic = fc.array(level, { minLength: 0, maxLength: 6 }).map((levels) => levels.join('/'));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          topic,
+          topic.map((t) => `meterstack/v1/${t}`),
+        ),
+        (t) => {
+          expect(parseTopic(t)).toEqual(bySplit(t));
+        },
+      ),
+      { numRuns: 5_000 },
+    );
   });
 
   it('[MC-2.1] [MC-2.2] [MC-2.3] every channel has exactly one publisher side', () => {

@@ -111,6 +111,9 @@ export class TwinRegistry {
       password: this.#opts.password,
       clientId: `meterstack-service-${this.#clientSuffix}`,
       reconnectPeriod: 1000,
+      // Telemetry comes at QoS 1 from an external broker: one write per turn for its PUBACKs.
+      coalesceWrites: true,
+      packetLog: false,
     });
     this.#client = client;
     this.#cx.summary.start();

@@ -6,10 +6,24 @@ import net from 'node:net';
 import { type IClientOptions, MqttClient } from 'mqtt';
 import { AVAILABILITY_WILL, encode } from '../../firmware-protocol/mqtt/codec.ts';
 import { PUBLISH_OPTIONS, topicFor } from '../../firmware-protocol/mqtt/topics.ts';
+import { coalesceWrites } from './coalesce-writes.ts';
 
 export interface MqttConnectOptions extends Omit<IClientOptions, 'host' | 'port' | 'hostname' | 'protocol'> {
   url: string;
+  /**
+   * The acknowledgements of what one turn of the event loop read leave in one socket write
+   * (coalesce-writes.ts): for a connection that receives many QoS 1 messages, the service's twins.
+   */
+  coalesceWrites?: boolean;
+  /**
+   * mqtt.js's log of every packet, through `debug` (shown with DEBUG=mqttjs*), which costs a few calls
+   * per packet even when nothing is shown. `false`: off unless DEBUG is set, for a connection that takes
+   * thousands of messages a second. Default on.
+   */
+  packetLog?: boolean;
 }
+
+const noLog = () => {};
 
 /**
  * Why `url` cannot be a broker a meter connects to, in words for a command line, or null when it can.
@@ -47,9 +61,11 @@ export function parseMqttUrl(url: string): { host: string; port: number } {
 
 /** Creates a client; it connects in the background like `mqtt.connect`. */
 export function createMqttClient(opts: MqttConnectOptions): MqttClient {
-  const { url, ...rest } = opts;
+  const { url, coalesceWrites: coalesce, packetLog, ...rest } = opts;
   const { host, port } = parseMqttUrl(url);
-  return new MqttClient(() => net.createConnection({ host, port, noDelay: true }), {
+  if (packetLog === false && !process.env['DEBUG']) rest.log = noLog;
+  const socket = () => net.createConnection({ host, port, noDelay: true });
+  return new MqttClient(coalesce ? () => coalesceWrites(socket()) : socket, {
     protocolVersion: 4,
     ...rest,
   });

@@ -47,6 +47,27 @@ describe.each(await storeBackends())('$name', ({ name }) => {
       expect(await store.countSamples(pk)).toBe(0);
     });
 
+    it('every value comes back exactly as written: float noise, tiny and huge values, nulls', async () => {
+      const store = await stores.open();
+      const { pk } = await seedDevice(store);
+      const row = {
+        devicePk: pk,
+        ts: T0,
+        energy: 0.1 + 0.2,
+        active_power: 1e-7,
+        voltage: 1e21,
+        current: null,
+        power_factor: -0.000123,
+        apparent_power: 5e-324,
+        reactive_power: null,
+        balance: -9_007_199_254_740,
+      };
+      const bare = { ...row, ts: T0 + MIN, current: 1.5, balance: null };
+      expect(await store.insertSamples([row, bare])).toBe(2);
+      expect(await store.latestSample(pk, T0)).toEqual(row);
+      expect(await store.latestSample(pk)).toEqual(bare);
+    });
+
     it('an empty insert writes nothing', async () => {
       const store = await stores.open();
       expect(await store.insertSamples([])).toBe(0);

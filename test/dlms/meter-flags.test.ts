@@ -21,7 +21,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 describe('meter --protocol dlms flags', () => {
   it.each([
-    [['--protocol', 'dlm', '--device', 'M', '--tcp', '0'], '--protocol must be one of line, dlms'],
+    [['--protocol', 'dlm', '--device', 'M', '--tcp', '0'], '--protocol must be one of line, dlms, iec62056-21, got dlm'],
     [['--protocol', 'dlms', '--device', 'M'], '--protocol dlms needs --serial, --tcp or both'],
     [['--protocol', 'dlms', '--device', 'M', '--tcp', '70000'], '--tcp is not a valid value, got 70000'],
     [

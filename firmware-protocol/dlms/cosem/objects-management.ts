@@ -16,7 +16,8 @@ function association(obis: string, name: string, visible: 'public-read' | 'publi
     // [CO-5.1] The LLS secret is neither read nor written over DLMS (it is the meter's configuration).
     attr(7, 'secret', 'octet-string', 'hidden'),
     attr(8, 'association_status', 'enum', visible),
-    attr(9, 'security_setup_reference', 'octet-string', visible),
+    // [CO-5.1] No security setup object (no HLS, no ciphering): nothing to reference, so nobody reads it.
+    attr(9, 'security_setup_reference', 'octet-string', 'hidden'),
   ]);
 }
 

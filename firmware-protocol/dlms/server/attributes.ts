@@ -23,6 +23,7 @@ import {
   UNSPECIFIED_DATE_TIME,
   visible,
 } from './encode.ts';
+import { lastCaptured } from './profiles.ts';
 import type { AssociationInForce, MeterView, ServerConfig } from './view.ts';
 
 const ok = (data: Data): GetDataResult => ({ kind: 'data', data });
@@ -66,7 +67,9 @@ export function readAttribute(o: CosemObject, id: number, c: ReadContext): GetDa
     case 'register': {
       const su = o.scalerUnit!;
       if (id === 3) return ok(scalerUnitData(su.scaler, UNITS[su.unit]));
-      return int(o.attributes.find((a) => a.id === 2)!.type, registerValue(o.obis, c.view.snapshot)?.value);
+      // [AS-3.8] A register only a profile captures holds what it captured last.
+      const now = registerValue(o.obis, c.view.snapshot)?.value;
+      return int(o.attributes.find((a) => a.id === 2)!.type, now ?? lastCaptured(o.obis, c));
     }
     case 'clock':
       return clock(id, c);

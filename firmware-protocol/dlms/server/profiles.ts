@@ -8,6 +8,7 @@ import { dateTimeToInstant, decodeDateTime } from '../apdu/datetime.ts';
 import { DAR } from '../apdu/errors.ts';
 import { instantaneousRow, scalerRow } from '../cosem/instant.ts';
 import { OBIS } from '../cosem/obis.ts';
+import { findObject } from '../cosem/object-list.ts';
 import { billingRows, blockLoadRows, dailyLoadRows, type Row } from '../cosem/rows.ts';
 import type { CaptureObject, CosemObject } from '../cosem/types.ts';
 import { METER_TYPE_1P2W, nameplateValues } from '../cosem/values.ts';
@@ -48,6 +49,25 @@ export function readProfile(
     default:
       return ok({ type: 'double-long-unsigned', value: profileEntries(o, c) });
   }
+}
+
+/** The profiles whose rows come from the meter's samples, newest period first. */
+const HISTORY_PROFILES = [OBIS.blockLoadProfile, OBIS.dailyLoadProfile, OBIS.billingProfile];
+
+/**
+ * [AS-3.8] A register only a load or billing profile captures: the cell of the newest row that captures
+ * it (the last completed period's value), or null with no such row yet.
+ */
+export function lastCaptured(obis: string, c: ReadContext): number | null {
+  for (const p of HISTORY_PROFILES) {
+    const o = findObject(p);
+    const i = o?.capture?.objects.findIndex((col) => col.obis === obis && col.attribute === 2) ?? -1;
+    if (o === undefined || i < 0) continue;
+    const all = rows(o, ALL, c);
+    const v = all[all.length - 1]?.[i];
+    if (v !== null && v !== undefined) return v;
+  }
+  return null;
 }
 
 /** [AS-4.4] How many rows a profile can hold: one for a snapshot profile; else what the history spans. */

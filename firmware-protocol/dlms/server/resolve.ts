@@ -14,7 +14,9 @@ export type Found<T> = { ok: true; object: CosemObject; item: T } | { ok: false;
 /**
  * [AS-3.1] The object the association sees (its object_list, CO-2.5) with that class: an object it does
  * not list is object-undefined (to this association it does not exist), another class id is
- * object-class-inconsistent, an attribute or method the class has not is object-undefined.
+ * object-class-inconsistent, a method the class has not is object-undefined; an attribute it has not is
+ * read-write-denied, as one the association may not read (a client reading every index a class could
+ * have takes 3 as "skip", and the object itself is listed).
  */
 function find(
   classId: number,
@@ -34,7 +36,7 @@ export function findAttribute(d: AttributeDescriptor, c: ReadContext): Found<Att
   const f = find(d.classId, d.instance, c);
   if (!f.ok) return f;
   const item = f.object.attributes.find((a) => a.id === d.attributeId);
-  return item ? { ok: true, object: f.object, item } : { ok: false, result: DAR.objectUndefined };
+  return item ? { ok: true, object: f.object, item } : { ok: false, result: DAR.readWriteDenied };
 }
 
 export function findMethod(d: MethodDescriptor, c: ReadContext): Found<MethodDef> {

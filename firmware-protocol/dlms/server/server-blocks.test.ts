@@ -177,3 +177,18 @@ describe('SET in blocks, selected columns, the associated SAP [AS-7.3, AS-4.2, A
     expect(r.kind === 'reply' && hex(r.apdu)).toBe('D80101');
   });
 });
+
+describe('the negotiated PDU size [AS-6.1]', () => {
+  it("[AS-6.1] a client proposing 65535 still gets the reader's object list in blocks of at most the meter's 1024 bytes", () => {
+    // Gurux's reader proposes 65535 and holds far less; a meter answers within its own buffer.
+    const r = ask(associated('reader', 0xffff), {
+      type: 'get-request-normal',
+      invoke: { id: 1, confirmed: true, highPriority: true },
+      attribute: { classId: 15, instance: OBIS.associationCurrent, attributeId: 2 },
+    });
+    const d = r.kind === 'reply' ? decodeApdu(r.apdu) : null;
+    expect(d?.ok && d.value.type).toBe('get-response-with-datablock');
+    expect(r.kind === 'reply' && r.apdu.length).toBeLessThanOrEqual(1024);
+    expect(r.kind === 'reply' && r.apdu.length).toBeGreaterThan(900);
+  });
+});

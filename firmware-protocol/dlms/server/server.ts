@@ -150,7 +150,8 @@ function replyOf(s: Session, apdu: Apdu, refusal?: string): ServeResult {
 
 /** [AS-3, AS-6] GET normal, next and with-list; a response too long goes in blocks. */
 function get(req: GetRequest, s: Session, c: ReadContext): ServeResult {
-  const max = Math.min(c.association.clientMaxPdu, 0xffff);
+  // [AS-6.1] The negotiated size: the smaller of the client's and the meter's own.
+  const max = Math.min(c.association.clientMaxPdu, c.config.maxReceivePduSize, 0xffff);
   const cleared = { ...s, blocks: [], lastBlock: 0 };
   if (req.type === 'get-request-next') {
     const [next, ...rest] = s.blocks;

@@ -76,6 +76,7 @@ export function ask(
   request: Apdu | Uint8Array,
   v = view(),
   sap = s.association?.clientSap ?? 16,
+  config: ServerConfig = CONFIG,
 ): ServeResult {
-  return serve(CONFIG, s, sap, request instanceof Uint8Array ? request : encodeApdu(request), v);
+  return serve(config, s, sap, request instanceof Uint8Array ? request : encodeApdu(request), v);
 }
