@@ -13,8 +13,10 @@ export type Log = (level: 'debug' | 'info' | 'warn' | 'error', msg: string) => v
 export interface MqttMeterOptions {
   broker: { url: string; username: string; password: string };
   deviceId: string;
-  info: InfoPayload;
-  state: (ts: number) => ReportedState;
+  /** What the meter is [MC-4]; a function for a meter learnt only once it answers (null until then). */
+  info: InfoPayload | (() => InfoPayload | null);
+  /** Its state now [MC-5]; null while not known (nothing is announced before). */
+  state: (ts: number) => ReportedState | null;
   /** Answers one command; called once per command id [MC-8.8]. */
   answer: (command: MeterCommand) => Promise<WireReply>;
   now: () => number;
@@ -51,8 +53,11 @@ export class MqttMeter {
       awaitServiceMs: SERVICE_WAIT_MS, // [MC-12.2]
       now: opts.now,
       available: false,
-      info: () => opts.info,
-      state: (ts) => stateToWire(opts.state(ts)),
+      info: typeof opts.info === 'function' ? opts.info : () => opts.info as InfoPayload,
+      state: (ts) => {
+        const state = opts.state(ts);
+        return state && stateToWire(state);
+      },
       answer: (id, command) =>
         opts.answer(command).catch((err: unknown): WireReply => {
           log('error', `${deviceId}: ${command.op} ${id} failed: ${(err as Error).stack ?? err}`);
@@ -84,6 +89,24 @@ export class MqttMeter {
     }
     this.#lastTs = sample.ts;
     this.#link.push(sample);
+  }
+
+  /**
+   * A sample from the meter's own history (a load profile row, CO-10.4), older than live ones: queued as
+   * it is, without the live samples' ascending check; the caller pushes each only once.
+   */
+  addHistory(sample: Sample): void {
+    this.#link.push(sample);
+  }
+
+  /** [MC-6.3] Announces again: the meter's info became known or changed. */
+  announce(): void {
+    void this.#link.announce();
+  }
+
+  /** [MC-5.1] Publishes a changed state at once (when announced; else the next announcement carries it). */
+  publishState(state: ReportedState): void {
+    if (this.#link.announced) this.#link.publish('state', stateToWire(state));
   }
 
   /** [MC-6.4] Goes offline on purpose: an explicit offline, then DISCONNECT (which discards the will). */

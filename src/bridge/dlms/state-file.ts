@@ -1,0 +1,91 @@
+// [CL-9.6, CL-9.3] What the DLMS bridge must not forget across restarts, in one small JSON file: the
+// recharge transaction ids it sent to the meter (DLMS carries none, so only the bridge can make a
+// retried recharge credit once, MC-8.8) and the block load cursor. Written to a temporary file and
+// renamed, so a crash leaves the old file or the new one, never half of one.
+
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+/** [MC-8.8] At least 256 transaction ids across restarts; we keep this many, newest last. */
+export const KEPT_TRANSACTIONS = 1024;
+
+/**
+ * applied: the meter answered success. in_doubt: the ACTION went out and no answer came (CL-9.6): it
+ * may have credited, so it is never sent again.
+ */
+export type RechargeStatus = 'applied' | 'in_doubt';
+
+interface FileV1 {
+  v: 1;
+  cursor_ms: number | null;
+  recharges: { id: string; status: RechargeStatus; at: number }[];
+}
+
+export class BridgeStateFile {
+  readonly path: string;
+  #data: FileV1;
+
+  private constructor(path: string, data: FileV1) {
+    this.path = path;
+    this.#data = data;
+  }
+
+  /**
+   * Loads `path`, or starts empty where there is none. A file that cannot be read throws: with money at
+   * stake, a bridge that forgot which recharges it applied must not start [CL-9.6].
+   */
+  static load(path: string): BridgeStateFile {
+    if (!existsSync(path)) return new BridgeStateFile(path, { v: 1, cursor_ms: null, recharges: [] });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (err) {
+      throw new Error(`${path}: not a DLMS bridge state file (${(err as Error).message}) [CL-9.6]`);
+    }
+    const d = parsed as Partial<FileV1>;
+    const cursorOk = d?.cursor_ms === null || Number.isFinite(d?.cursor_ms);
+    const listOk =
+      Array.isArray(d?.recharges) &&
+      d.recharges.every(
+        (r) => typeof r?.id === 'string' && (r.status === 'applied' || r.status === 'in_doubt'),
+      );
+    if (d?.v !== 1 || !cursorOk || !listOk) {
+      throw new Error(
+        `${path}: not a DLMS bridge state file (version 1 with cursor_ms and recharges) [CL-9.6]`,
+      );
+    }
+    return new BridgeStateFile(path, d as FileV1);
+  }
+
+  get cursorMs(): number | null {
+    return this.#data.cursor_ms;
+  }
+
+  set cursorMs(ms: number | null) {
+    if (ms === this.#data.cursor_ms) return;
+    this.#data.cursor_ms = ms;
+    this.#save();
+  }
+
+  recharge(transactionId: string): RechargeStatus | undefined {
+    return this.#data.recharges.find((r) => r.id === transactionId)?.status;
+  }
+
+  /** Remembers a recharge, on disk before the function returns (before the ACTION goes out). */
+  setRecharge(transactionId: string, status: RechargeStatus, at: number): void {
+    const rest = this.#data.recharges.filter((r) => r.id !== transactionId);
+    this.#data.recharges = [...rest, { id: transactionId, status, at }].slice(-KEPT_TRANSACTIONS);
+    this.#save();
+  }
+
+  /** The meter refused the credit for certain: nothing was applied, the id may come again. */
+  forgetRecharge(transactionId: string): void {
+    this.#data.recharges = this.#data.recharges.filter((r) => r.id !== transactionId);
+    this.#save();
+  }
+
+  #save(): void {
+    const tmp = `${this.path}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(this.#data)}\n`);
+    renameSync(tmp, this.path);
+  }
+}
