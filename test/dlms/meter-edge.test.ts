@@ -144,6 +144,10 @@ describe.skipIf(skipWithoutSocat)('DLMS meter over HDLC on a serial line [AS-8]'
     await t.open();
     return Object.assign(new DlmsTestClient(t), { close: () => t.close(), t });
   };
+
+  it('[AS-8.1] opens its serial port at 9600 baud by default, not the line protocol\'s rate', () => {
+    expect(meter.output).toContain('open at 9600 baud, 8N1, HDLC');
+  });
   readsAndOperates(open);
 
   it('[AS-8.3, HD-8.2] noise and broken frames on the line are dropped and counted; the meter keeps answering', async () => {
