@@ -145,7 +145,7 @@ describe.skipIf(skipWithoutSocat)('DLMS meter over HDLC on a serial line [AS-8]'
     return Object.assign(new DlmsTestClient(t), { close: () => t.close(), t });
   };
 
-  it('[AS-8.1] opens its serial port at 9600 baud by default, not the line protocol\'s rate', () => {
+  it("[AS-8.1] opens its serial port at 9600 baud by default, not the line protocol's rate", () => {
     expect(meter.output).toContain('open at 9600 baud, 8N1, HDLC');
   });
   readsAndOperates(open);
