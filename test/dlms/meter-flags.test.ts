@@ -67,7 +67,7 @@ describe('meter --protocol dlms flags', () => {
   });
 
   it.skipIf(skipWithoutSocat)(
-    '[AS-8.1] without --baud the serial port opens at 9600 baud, not the line protocol\'s 115200',
+    "[AS-8.1] without --baud the serial port opens at 9600 baud, not the line protocol's 115200",
     async () => {
       const tmp = tempDir('meterstack-dlms-baud-');
       mkdirSync(join(tmp.dir, 'p'));
