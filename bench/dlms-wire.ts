@@ -183,7 +183,10 @@ async function runMode(mode: Mode): Promise<void> {
       } catch (err) {
         // Not a figure: said, counted, and the line left to settle before the next round.
         failed++;
-        console.log(`${String(r).padStart(5)}  ${kind.padEnd(8)} FAILED: ${(err as Error).message}`);
+        const late = relay.end().maxLateMs.toFixed(1);
+        console.log(
+          `${String(r).padStart(5)}  ${kind.padEnd(8)} FAILED (max-late ${late}): ${(err as Error).message}`,
+        );
         await new Promise((res) => setTimeout(res, 1_500));
         continue;
       }
