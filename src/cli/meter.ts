@@ -146,7 +146,7 @@ export async function runMeter(argv: string[]): Promise<void> {
         state,
         now: () => clock.now(),
         serial,
-        baud: baud ?? DLMS_BAUD,
+        baud: baud ?? DLMS_BAUD, // [AS-8.1] what --help promises, not the line protocol's rate
         flags: dlms,
       });
     } catch (err) {

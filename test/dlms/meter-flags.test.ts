@@ -2,9 +2,12 @@
 // rest of the CLI, issue 20 item 9); `--help` documents the DLMS defaults [AS-8.1].
 
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CliProcess, PtyPair, skipWithoutSocat, until } from '../bridge/helpers.ts';
 import { REPO_ROOT } from '../helpers/child.ts';
+import { tempDir } from '../helpers/service.ts';
 
 const CLI = join(REPO_ROOT, 'test/helpers/meterstack.js');
 
@@ -62,4 +65,23 @@ describe('meter --protocol dlms flags', () => {
     expect(r.stdout).toContain('client 32 (default ABCDEFGH)');
     expect(r.stdout).toContain('dlms 9600');
   });
+
+  it.skipIf(skipWithoutSocat)(
+    "[AS-8.1] without --baud the serial port opens at 9600 baud, not the line protocol's 115200",
+    async () => {
+      const tmp = tempDir('meterstack-dlms-baud-');
+      mkdirSync(join(tmp.dir, 'p'));
+      const pair = await new PtyPair(join(tmp.dir, 'p')).start();
+      const meter = new CliProcess(['meter', '--protocol', 'dlms', '--device', 'M', '--serial', pair.a]);
+      try {
+        await until(() => / open at \d+ baud/.test(meter.output), 15_000, 'the port to open');
+        expect(meter.output).toContain(`${pair.a}: open at 9600 baud, 8N1, HDLC`);
+      } finally {
+        await meter.stop();
+        await pair.kill();
+        tmp.remove();
+      }
+    },
+    20_000,
+  );
 });
