@@ -18,6 +18,7 @@ import {
 import { FrameSplitter, type SplitPiece } from '../firmware-protocol/dlms/hdlc/splitter.ts';
 import { NEW_SESSION, type Session } from '../firmware-protocol/dlms/server/server.ts';
 import type { Logger } from '../src/serial/link.ts';
+import { QuietTimer } from '../src/serial/quiet-timer.ts';
 import type { DlmsMeter } from './dlms-meter.ts';
 
 /** [AS-8.2] Silence after which bytes held by the splitter are given up (an inter-character timeout). */
@@ -50,7 +51,8 @@ export class HdlcMeterPort {
   #session: Session = NEW_SESSION;
   #splitter = new FrameSplitter();
   #port: SerialPort | null = null;
-  #quiet: NodeJS.Timeout | null = null;
+  /** [AS-8.2] Measured only while the process was awake to hear the line (a late timer waits once more). */
+  readonly #quiet = new QuietTimer(QUIET_MS, () => this.#pieces(this.#splitter.flush()));
   #ticker: NodeJS.Timeout | null = null;
   #reopen: NodeJS.Timeout | null = null;
   #closed = false;
@@ -75,7 +77,8 @@ export class HdlcMeterPort {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const t of [this.#quiet, this.#reopen]) if (t) clearTimeout(t);
+    this.#quiet.clear();
+    if (this.#reopen) clearTimeout(this.#reopen);
     if (this.#ticker) clearInterval(this.#ticker);
     const port = this.#port;
     this.#port = null;
@@ -125,9 +128,8 @@ export class HdlcMeterPort {
   #bytes(chunk: Uint8Array): void {
     this.#pieces(this.#splitter.push(chunk));
     // [AS-8.2, HD-8.3] After a quiet spell, nothing held waits any longer for bytes that will not come.
-    if (this.#quiet) clearTimeout(this.#quiet);
-    this.#quiet =
-      this.#splitter.partial > 0 ? setTimeout(() => this.#pieces(this.#splitter.flush()), QUIET_MS) : null;
+    if (this.#splitter.partial > 0) this.#quiet.arm();
+    else this.#quiet.clear();
   }
 
   #pieces(pieces: SplitPiece[]): void {

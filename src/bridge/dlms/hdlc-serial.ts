@@ -12,6 +12,7 @@ import {
 } from '../../../firmware-protocol/dlms/hdlc/client.ts';
 import { encodeFrame, type HdlcAddress } from '../../../firmware-protocol/dlms/hdlc/frame.ts';
 import { FrameSplitter } from '../../../firmware-protocol/dlms/hdlc/splitter.ts';
+import { QuietTimer } from '../../serial/quiet-timer.ts';
 import type { ApduTransport, TransportEvents } from './transport.ts';
 
 /** [HD-8.3] The line is quiet this long: a partial frame is never finished. */
@@ -36,7 +37,12 @@ export class HdlcSerialTransport implements ApduTransport {
   #state: ClientState = INITIAL_CLIENT;
   #port: SerialPort | null = null;
   #events: TransportEvents | null = null;
-  #flushTimer: NodeJS.Timeout | null = null;
+  /** [HD-8.3] A partial frame is flushed once the line has been quiet (a late timer waits once more). */
+  readonly #flushTimer = new QuietTimer(FLUSH_AFTER_MS, () => {
+    const noise = this.#splitter.noiseBytes;
+    for (const piece of this.#splitter.flush()) this.#piece(piece);
+    this.#noise(noise);
+  });
   #connected: (() => void) | null = null;
   #closed = false;
 
@@ -84,14 +90,14 @@ export class HdlcSerialTransport implements ApduTransport {
       await new Promise<void>((r) => port.drain(() => r()));
     }
     this.#closed = true;
-    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer.clear();
     if (port?.isOpen) await new Promise<void>((r) => port.close(() => r()));
   }
 
   #gone(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer.clear();
     this.#events?.onClosed(reason);
   }
 
@@ -99,14 +105,8 @@ export class HdlcSerialTransport implements ApduTransport {
     const noise = this.#splitter.noiseBytes;
     for (const piece of this.#splitter.push(chunk)) this.#piece(piece);
     this.#noise(noise);
-    if (this.#flushTimer) clearTimeout(this.#flushTimer);
-    if (this.#splitter.partial > 0) {
-      this.#flushTimer = setTimeout(() => {
-        const noise = this.#splitter.noiseBytes;
-        for (const piece of this.#splitter.flush()) this.#piece(piece);
-        this.#noise(noise);
-      }, FLUSH_AFTER_MS);
-    }
+    if (this.#splitter.partial > 0) this.#flushTimer.arm();
+    else this.#flushTimer.clear();
   }
 
   /** [HD-8.2] Bytes outside any frame since `before`: one report per chunk, not per byte. */
