@@ -143,7 +143,11 @@ try {
     });
     meter.start();
     const server = new WrapperMeterServer({ meter, port: 0, host: '127.0.0.1', log: quiet });
-    entries.push({ device: d.device_id, tcp: `127.0.0.1:${await server.listen()}`, mqttPassword: d.mqtt.password });
+    entries.push({
+      device: d.device_id,
+      tcp: `127.0.0.1:${await server.listen()}`,
+      mqttPassword: d.mqtt.password,
+    });
     meters.push(meter);
     servers.push(server);
   }
@@ -178,7 +182,8 @@ try {
   console.log(
     `  bridge (pid ${pid}): ${online.size}/${N} online after ${warmS.toFixed(1)} s; its CPU so far ${procCpu(pid).toFixed(2)} s; RSS ${rssMiB(pid).toFixed(0)} MiB`,
   );
-  if (online.size < N) console.log(`  WARNING: not every meter online; last output:\n${bridge.out.slice(-3000)}`);
+  if (online.size < N)
+    console.log(`  WARNING: not every meter online; last output:\n${bridge.out.slice(-3000)}`);
   await sleep(5_000); // the first polls and the first profile reads settle
   const store = new Database(db, { readonly: true });
   const count = store.prepare('SELECT count(*) FROM samples').pluck();
@@ -204,14 +209,14 @@ try {
   await watcher.endAsync();
 
   // --- the peer: the same GETs by a bare client loop, no MQTT ---
-  peer = child(
-    `node --import tsx bench/support/dlms-peer.ts ${metersFile} ${PASSWORD} ${POLL_S}`,
-  );
+  peer = child(`node --import tsx bench/support/dlms-peer.ts ${metersFile} ${PASSWORD} ${POLL_S}`);
   const p0 = performance.now();
   const peerDeadline = Date.now() + WARMUP_S * 1000;
   while (!/peer: \d+ associated/.test(peer.out) && Date.now() < peerDeadline && peer.proc.exitCode === null)
     await sleep(100);
-  console.log(`  peer (pid ${peer.proc.pid}): ${/peer: (\d+) associated/.exec(peer.out)?.[1] ?? 0}/${N} associated after ${((performance.now() - p0) / 1000).toFixed(1)} s`);
+  console.log(
+    `  peer (pid ${peer.proc.pid}): ${/peer: (\d+) associated/.exec(peer.out)?.[1] ?? 0}/${N} associated after ${((performance.now() - p0) / 1000).toFixed(1)} s`,
+  );
   await sleep(5_000);
   const pollsBefore = lastPolls(peer.out);
   const p = await measure(peer.proc.pid!);

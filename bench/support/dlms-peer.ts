@@ -72,16 +72,17 @@ async function run(m: { device: string; tcp: string }): Promise<void> {
   setInterval(poll, pollMs);
 }
 
-meters.forEach((m, i) =>
+for (const [i, m] of meters.entries()) {
   setTimeout(
-    () =>
+    () => {
       run(m).catch((err: unknown) => {
         errors++;
         process.stderr.write(`peer: ${m.device}: ${(err as Error).message}\n`);
-      }),
+      });
+    },
     staggerMs(i, meters.length, pollMs),
-  ),
-);
+  );
+}
 const announce = setInterval(() => {
   if (associated < meters.length) return;
   process.stdout.write(`peer: ${associated} associated\n`);

@@ -3,8 +3,8 @@
 // has, the meters file read and checked (each problem a usage error naming the entry and field, exit 2).
 
 import { readFileSync } from 'node:fs';
-import { DLMS_DEFAULTS } from '../bridge/dlms/index.ts';
 import { runDlmsFleet } from '../bridge/dlms/fleet.ts';
+import { DLMS_DEFAULTS } from '../bridge/dlms/index.ts';
 import { MAX_FLEET_METERS, parseMetersFile } from '../bridge/dlms/meters-file.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { log } from './log.ts';
@@ -64,7 +64,9 @@ export async function startDlmsFleetFromCli(input: {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    cli.error(`--meters ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    cli.error(
+      `--meters ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
     return null;
   }
   const parsed = parseMetersFile(text);

@@ -96,7 +96,8 @@ export async function runBridge(argv: string[]): Promise<void> {
   if (typeof level === 'object') return usageError(level.error);
   setLogLevel(level);
   if (values['meters'] !== undefined || values['state-dir'] !== undefined) {
-    if (values['dlms'] !== true) return usageError(`--${values['meters'] !== undefined ? 'meters' : 'state-dir'} needs --dlms`);
+    if (values['dlms'] !== true)
+      return usageError(`--${values['meters'] !== undefined ? 'meters' : 'state-dir'} needs --dlms`);
     const fleet = await startDlmsFleetFromCli({ values, cli });
     if (fleet === null) return;
     onSignals(async (signal) => {

@@ -96,9 +96,12 @@ export function runDlmsFleet(opts: DlmsFleetOptions): DlmsFleet {
   }
 
   const timers = prepared.map(({ options, stateFile }, i) =>
-    setTimeout(() => {
-      if (!closed) bridges[i] = startDlmsBridge(options, stateFile);
-    }, staggerMs(i, n, pollMs)),
+    setTimeout(
+      () => {
+        if (!closed) bridges[i] = startDlmsBridge(options, stateFile);
+      },
+      staggerMs(i, n, pollMs),
+    ),
   );
   opts.log(
     'info',

@@ -11,12 +11,38 @@ describe('parseMetersFile [CL-11.1]', () => {
     expect(
       parse([
         one,
-        { device: 'MTR-2', tcp: '[::1]:4060', client: 16, server: 1, password: 'p', mqttPassword: 'm', stateFile: '/s' },
+        {
+          device: 'MTR-2',
+          tcp: '[::1]:4060',
+          client: 16,
+          server: 1,
+          password: 'p',
+          mqttPassword: 'm',
+          stateFile: '/s',
+        },
       ]),
     ).toEqual({
       meters: [
-        { device: 'MTR-1', host: '10.0.0.5', port: 4059, client: undefined, server: undefined, password: undefined, mqttPassword: undefined, stateFile: undefined },
-        { device: 'MTR-2', host: '::1', port: 4060, client: 16, server: { bytes: 1, value: 1 }, password: 'p', mqttPassword: 'm', stateFile: '/s' },
+        {
+          device: 'MTR-1',
+          host: '10.0.0.5',
+          port: 4059,
+          client: undefined,
+          server: undefined,
+          password: undefined,
+          mqttPassword: undefined,
+          stateFile: undefined,
+        },
+        {
+          device: 'MTR-2',
+          host: '::1',
+          port: 4060,
+          client: 16,
+          server: { bytes: 1, value: 1 },
+          password: 'p',
+          mqttPassword: 'm',
+          stateFile: '/s',
+        },
       ],
     });
   });

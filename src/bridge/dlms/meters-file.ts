@@ -28,12 +28,10 @@ const hostPort = /^(.+):(\d{1,5})$/;
 
 const entry = z.strictObject({
   device: z.string().regex(DEVICE_ID_PATTERN, 'must be 1-64 characters of A-Z a-z 0-9 _ . - [MC-1.2]'),
-  tcp: z
-    .string()
-    .refine((s) => {
-      const m = hostPort.exec(s);
-      return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65_535;
-    }, 'expected host:port, e.g. 10.0.0.5:4059'),
+  tcp: z.string().refine((s) => {
+    const m = hostPort.exec(s);
+    return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65_535;
+  }, 'expected host:port, e.g. 10.0.0.5:4059'),
   client: z.number().int().min(1).max(0x7f).optional(),
   server: z
     .union([z.number().int(), z.string()])
@@ -52,7 +50,8 @@ export function parseMetersFile(text: string): { meters: FleetMeter[] } | { prob
   } catch (err) {
     return { problems: [`not JSON: ${(err as Error).message}`] };
   }
-  if (!Array.isArray(json)) return { problems: ['expected a JSON list of meters, [{"device": …, "tcp": …}, …]'] };
+  if (!Array.isArray(json))
+    return { problems: ['expected a JSON list of meters, [{"device": …, "tcp": …}, …]'] };
   if (json.length === 0) return { problems: ['the list is empty: no meter to bridge'] };
   if (json.length > MAX_FLEET_METERS)
     return { problems: [`${json.length} meters: one bridge process takes at most ${MAX_FLEET_METERS}`] };
@@ -63,7 +62,8 @@ export function parseMetersFile(text: string): { meters: FleetMeter[] } | { prob
     if (!r.success) {
       for (const issue of r.error.issues) {
         const field = issue.path.length ? `.${issue.path.join('.')}` : '';
-        const what = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : issue.message;
+        const what =
+          issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : issue.message;
         problems.push(`meters[${i}]${field}: ${what}`);
       }
       return;
@@ -90,12 +90,14 @@ export function parseMetersFile(text: string): { meters: FleetMeter[] } | { prob
     const file = (item as { stateFile?: unknown })?.stateFile;
     if (typeof device === 'string') {
       const first = seen.get(device);
-      if (first !== undefined) problems.push(`meters[${i}].device: ${device} again (first at meters[${first}])`);
+      if (first !== undefined)
+        problems.push(`meters[${i}].device: ${device} again (first at meters[${first}])`);
       else seen.set(device, i);
     }
     if (typeof file === 'string') {
       const first = files.get(file);
-      if (first !== undefined) problems.push(`meters[${i}].stateFile: ${file} again (first at meters[${first}])`);
+      if (first !== undefined)
+        problems.push(`meters[${i}].stateFile: ${file} again (first at meters[${first}])`);
       else files.set(file, i);
     }
   });

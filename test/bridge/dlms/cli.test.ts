@@ -72,8 +72,18 @@ describe('bridge --dlms --meters command line [CL-11.1]', () => {
   });
 
   it.each([
-    ['bad.json', '[{"device":"M1","tcp":"h:1"},{"device":"M2","tcp":"nohost"}]', [], 'meters[1].tcp: expected host:port'],
-    ['dup.json', '[{"device":"M1","tcp":"h:1"},{"device":"M1","tcp":"h:2"}]', [], 'meters[1].device: M1 again'],
+    [
+      'bad.json',
+      '[{"device":"M1","tcp":"h:1"},{"device":"M2","tcp":"nohost"}]',
+      [],
+      'meters[1].tcp: expected host:port',
+    ],
+    [
+      'dup.json',
+      '[{"device":"M1","tcp":"h:1"},{"device":"M1","tcp":"h:2"}]',
+      [],
+      'meters[1].device: M1 again',
+    ],
     ['type.json', '[{"device":"M1","tcp":"h:1","client":"x"}]', [], 'meters[0].client'],
     ['notjson.json', '[{', [], 'not JSON'],
     ['ok1.json', '[{"device":"M1","tcp":"h:1"}]', ['--serial', '/x'], '--serial names one meter'],
@@ -101,7 +111,15 @@ describe('bridge --dlms --meters command line [CL-11.1]', () => {
 
   it('a state file that is not one stops the start, naming the meter', async () => {
     file('dlms-M1.json', 'garbage');
-    const r = await run([...fleet, '--meters', file('sf.json', '[{"device":"M1","tcp":"h:1"}]'), '--state-dir', dir, '--password', 'p']);
+    const r = await run([
+      ...fleet,
+      '--meters',
+      file('sf.json', '[{"device":"M1","tcp":"h:1"}]'),
+      '--state-dir',
+      dir,
+      '--password',
+      'p',
+    ]);
     expect(r).toMatchObject({ code: 2, output: expect.stringContaining('meters[0] (M1)') });
   });
 });

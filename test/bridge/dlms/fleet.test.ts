@@ -72,7 +72,11 @@ describe('bridge --dlms --meters: three meters and a silent one in one bridge pr
           tcp: `127.0.0.1:${m.port}`,
           mqttPassword: devices[i]!.mqtt.password,
         })),
-        { device: devices[3]!.device_id, tcp: `127.0.0.1:${silentPort}`, mqttPassword: devices[3]!.mqtt.password },
+        {
+          device: devices[3]!.device_id,
+          tcp: `127.0.0.1:${silentPort}`,
+          mqttPassword: devices[3]!.mqtt.password,
+        },
       ]),
     );
     bridge = new CliProcess(
@@ -109,7 +113,11 @@ describe('bridge --dlms --meters: three meters and a silent one in one bridge pr
     await allReportAfter([0, 1, 2], 'samples from all three');
     expect(t.svc.world.twins.get(devices[3]!.device_id)?.latest ?? null).toBeNull();
     expect(bridge.output).toMatch(/4 meters in this process/);
-    await until(() => /DLMS-FLEET-3: dlms: 127\.0\.0\.1:\d+: cannot associate/.test(bridge.output), 10_000, 'the silent one refused');
+    await until(
+      () => /DLMS-FLEET-3: dlms: 127\.0\.0\.1:\d+: cannot associate/.test(bridge.output),
+      10_000,
+      'the silent one refused',
+    );
     expect(bridge.proc.exitCode).toBeNull();
   });
 
