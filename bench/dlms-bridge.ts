@@ -193,12 +193,13 @@ try {
     Math.floor(to / (BLOCK_PERIOD_S * 1000)) > Math.floor(from / (BLOCK_PERIOD_S * 1000));
   const w0 = Date.now();
   const b = await measure(pid);
+  const onlineAtEnd = online.size;
   const samples = (count.get() as number) - samples0;
   const due = Math.floor((N * b.wallS) / POLL_S);
   const bridgeProblems = bridge.problems.length;
   console.log(
     `  bridge: ${b.pct.toFixed(2)} % of a core (${b.cpuS.toFixed(2)} CPU s over ${b.wallS.toFixed(1)} s), ` +
-      `${online.size}/${N} online at the end, ${samples} samples stored (~${due} polls due), ` +
+      `${onlineAtEnd}/${N} online at the end, ${samples} samples stored (~${due} polls due), ` +
       `${bridgeProblems} warning/error lines, RSS ${rssMiB(pid).toFixed(0)} MiB` +
       `${blockClosed(w0, Date.now()) ? '; a 15-min block closed in the window (profile reads included)' : '; no block closed in the window'}`,
   );
@@ -225,7 +226,7 @@ try {
     `  peer:   ${p.pct.toFixed(2)} % of a core (${p.cpuS.toFixed(2)} CPU s over ${p.wallS.toFixed(1)} s), ` +
       `~${lastPolls(peer.out).polls - pollsBefore.polls} polls, errors ${lastPolls(peer.out).errors}, RSS ${rssMiB(peer.proc.pid!).toFixed(0)} MiB`,
   );
-  const verdict = b.pct <= TARGET && online.size === N ? 'PASS' : 'FAIL';
+  const verdict = b.pct <= TARGET && onlineAtEnd === N ? 'PASS' : 'FAIL';
   console.log(
     `verdict: one bridge process holding ${N} DLMS meters over TCP at ${b.pct.toFixed(2)} % of a core ` +
       `(target ≤ ${TARGET} %; the bare client loop ${p.pct.toFixed(2)} %, ×${(b.pct / Math.max(p.pct, 0.01)).toFixed(1)}): ${verdict}`,
