@@ -8,12 +8,14 @@ import { DLMS_DEFAULTS, parseServerAddress, runDlmsBridge } from '../bridge/dlms
 import { runModbusBridge, SDM120_DEFAULTS } from '../bridge/modbus/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
+import { DLMS_FLEET_FLAGS, startDlmsFleetFromCli } from './bridge-dlms-fleet.ts';
 import { IEC_BRIDGE_FLAGS, IEC_BRIDGE_OPTIONS, iecOnlyFlag, runIecFromCli } from './bridge-iec.ts';
 import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
 import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
 
 export const BRIDGE_HELP = `usage: meterstack bridge --serial <path> [flags]
        meterstack bridge --dlms (--serial <path> | --tcp <host:port>) [flags]
+       meterstack bridge --dlms --meters <file.json> [flags]
 
 Connects one meter on a serial port to the MQTT broker, speaking the line protocol of
 firmware-protocol/serial/PROTOCOL.md (or Modbus RTU with --modbus, or DLMS/COSEM with --dlms:
@@ -43,7 +45,7 @@ the login (wrong password, unknown device) ends the bridge with exit code 2 and 
                         required for client 32. The MQTT password is then METERSTACK_BRIDGE_PASSWORD
   --poll-s <n>          with --dlms: seconds between polls (default ${DLMS_DEFAULTS.pollMs / 1000})
   --state-file <file>   with --dlms: recharge ids and profile cursor (default ./dlms-<device id>.json)
-${IEC_BRIDGE_FLAGS}${logLevelHelp(24)}`;
+${DLMS_FLEET_FLAGS}${IEC_BRIDGE_FLAGS}${logLevelHelp(24)}`;
 
 const cli = usage('bridge', BRIDGE_HELP);
 const usageError = cli.error;
@@ -74,6 +76,8 @@ export async function runBridge(argv: string[]): Promise<void> {
         client: { type: 'string' },
         server: { type: 'string' },
         'state-file': { type: 'string' },
+        meters: { type: 'string' },
+        'state-dir': { type: 'string' },
         ...IEC_BRIDGE_OPTIONS,
         ...LOG_LEVEL_OPTIONS,
         help: { type: 'boolean', short: 'h' },
@@ -91,6 +95,17 @@ export async function runBridge(argv: string[]): Promise<void> {
   const level = logLevelOf(values);
   if (typeof level === 'object') return usageError(level.error);
   setLogLevel(level);
+  if (values['meters'] !== undefined || values['state-dir'] !== undefined) {
+    if (values['dlms'] !== true)
+      return usageError(`--${values['meters'] !== undefined ? 'meters' : 'state-dir'} needs --dlms`);
+    const fleet = await startDlmsFleetFromCli({ values, cli });
+    if (fleet === null) return;
+    onSignals(async (signal) => {
+      log('info', `${signal}: stopping the bridge`);
+      await fleet.close();
+    });
+    return;
+  }
   const serial = str('serial');
   // `--device` names the meter as `--username` does (the MQTT username is the device id).
   const username = str('username') ?? str('device');

@@ -12,6 +12,8 @@ import { HdlcSerialTransport } from './hdlc-serial.ts';
 import { BridgeStateFile } from './state-file.ts';
 import { WrapperTcpTransport } from './wrapper-tcp.ts';
 
+export { parseServerAddress } from './server-address.ts';
+
 /** [CL-10.3] IS 15959's meter reader: client SAP 32 with an LLS password. */
 export const DLMS_DEFAULTS = { client: 32, baud: 9600, pollMs: 60_000 } as const;
 
@@ -33,27 +35,23 @@ export interface DlmsBridgeOptions {
   now?: () => number;
 }
 
-/**
- * [CL-10.3] `--server`: `U` (one byte, the upper address alone), or `U/L` upper and lower (two bytes when
- * both fit 7 bits, else four). IS 15959 meters: upper 1, the management logical device.
- */
-export function parseServerAddress(text: string): HdlcAddress | null {
-  const m = /^(\d{1,5})(?:\/(\d{1,5}))?$/.exec(text);
-  if (!m) return null;
-  const upper = Number(m[1]);
-  if (m[2] === undefined) return upper >= 1 && upper <= 0x7f ? { bytes: 1, value: upper } : null;
-  const lower = Number(m[2]);
-  if (upper > 0x3fff || lower > 0x3fff) return null;
-  return upper <= 0x7f && lower <= 0x7f ? { bytes: 2, upper, lower } : { bytes: 4, upper, lower };
-}
-
 /** Starts at once and resolves: the meter and the broker may both be missing at first. */
 export async function runDlmsBridge(
   opts: DlmsBridgeOptions,
 ): Promise<{ close(): Promise<void>; bridge: DlmsBridge }> {
+  checkDlmsOptions(opts);
+  const bridge = startDlmsBridge(opts, loadStateFile(opts));
+  return { close: () => bridge.close(), bridge };
+}
+
+/** [CL-9.6] The meter's state file, default `./dlms-<device id>.json`; throws when it cannot be read. */
+export function loadStateFile(opts: Pick<DlmsBridgeOptions, 'stateFile' | 'deviceId'>): BridgeStateFile {
+  return BridgeStateFile.load(opts.stateFile ?? join(process.cwd(), `dlms-${opts.deviceId}.json`));
+}
+
+/** Starts a bridge on options already checked (checkDlmsOptions) and its state file loaded. */
+export function startDlmsBridge(opts: DlmsBridgeOptions, stateFile: BridgeStateFile): DlmsBridge {
   const pollMs = opts.pollMs ?? DLMS_DEFAULTS.pollMs;
-  check(opts, pollMs);
-  const stateFile = BridgeStateFile.load(opts.stateFile ?? join(process.cwd(), `dlms-${opts.deviceId}.json`));
   const link = opts.link;
   const wPort = opts.server.bytes === 1 ? opts.server.value : opts.server.upper;
   const transport =
@@ -90,10 +88,12 @@ export async function runDlmsBridge(
     now: opts.now ?? Date.now,
   });
   bridge.start();
-  return { close: () => bridge.close(), bridge };
+  return bridge;
 }
 
-function check(opts: DlmsBridgeOptions, pollMs: number): void {
+/** Throws a TypeError for options that can never work. */
+export function checkDlmsOptions(opts: DlmsBridgeOptions): void {
+  const pollMs = opts.pollMs ?? DLMS_DEFAULTS.pollMs;
   if (!Number.isInteger(opts.client) || opts.client < 1 || opts.client > 0x7f)
     throw new TypeError(`client must be a client SAP 1..127, got ${opts.client}`);
   if (!DEVICE_ID_PATTERN.test(opts.deviceId))

@@ -303,9 +303,10 @@ export function meterValues(over: Partial<MeterValues> = {}): MeterValues {
   };
 }
 
-/** The meter on TCP with the wrapper, its logical device at wPort 1. */
+/** The meter on TCP with the wrapper, its logical device at wPort 1; on `port` (0: any free one). */
 export async function serveTcp(
   v: MeterValues,
+  port = 0,
 ): Promise<{ port: number; server: Server; sockets: Set<Socket>; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -326,13 +327,13 @@ export async function serveTcp(
     });
     socket.on('error', () => undefined);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  const bound = (server.address() as { port: number }).port;
   const close = async () => {
     for (const s of sockets) s.destroy();
     await new Promise<void>((r) => server.close(() => r()));
   };
-  return { port, server, sockets, close };
+  return { port: bound, server, sockets, close };
 }
 
 /** The meter on a serial path with HDLC at `address`. */
