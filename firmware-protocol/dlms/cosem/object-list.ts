@@ -50,7 +50,7 @@ export interface ObjectListEntry {
 /**
  * [CO-2.6] The elements of an association's object_list (Association LN attribute 2), before A-XDR:
  * class id, version, logical name and the access rights this association has. A profile's buffer
- * takes selective access by range (selector 1, CO-7.8) and nothing else.
+ * takes selective access by range (selector 1, CO-7.8) and by entry (selector 2), nothing else.
  */
 export function objectListEntries(association: Association, opts: { hasRelay: boolean }): ObjectListEntry[] {
   return objectList(association, opts).map((o) => ({
@@ -60,7 +60,7 @@ export function objectListEntries(association: Association, opts: { hasRelay: bo
     attributes: o.attributes.map((a) => ({
       id: a.id,
       mode: ACCESS_MODE[a.access[association]],
-      selectors: o.capture !== undefined && a.id === 2 ? [1] : [],
+      selectors: o.capture !== undefined && a.id === 2 ? [1, 2] : [],
     })),
     methods: o.methods.map((m) => ({ id: m.id, mode: m.access[association] === 'access' ? 1 : 0 })),
   }));

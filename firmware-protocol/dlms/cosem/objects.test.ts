@@ -120,7 +120,7 @@ describe('the associations [CO-2]', () => {
     ]);
     const reader = objectListEntries('reader', { hasRelay: true });
     const block = reader.find((e) => e.obis === OBIS.blockLoadProfile)!;
-    expect(block.attributes[1]).toEqual({ id: 2, mode: 1, selectors: [1] });
+    expect(block.attributes[1]).toEqual({ id: 2, mode: 1, selectors: [1, 2] });
     const tariff = reader.find((e) => e.obis === OBIS.ebTariff)!;
     expect(tariff.attributes[1]!.mode).toBe(3);
     const relay = reader.find((e) => e.obis === OBIS.disconnectControl)!;

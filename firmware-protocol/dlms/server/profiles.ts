@@ -18,7 +18,8 @@ import { captureData, NULL_DATA, rowData, scalerUnitData, visible } from './enco
 const ok = (data: Data): GetDataResult => ({ kind: 'data', data });
 const refused = (result: number): GetDataResult => ({ kind: 'error', result });
 
-type Range = { from: number; to: number; columns: number[] };
+/** Rows whose time lies in [from, to] or, by entry, rows first..last (1-based, oldest first); columns picked. */
+type Range = { from: number; to: number; columns: number[]; entries?: { first: number; last: number } };
 const ALL: Range = { from: -Infinity, to: Infinity, columns: [] };
 
 /** [AS-4.1] Attribute `id` (2 and up) of a profile generic, with the access selection of the GET. */
@@ -96,6 +97,7 @@ function parseRange(
   columns: readonly CaptureObject[],
   offsetMin: number,
 ): Range | number {
+  if (a.selector === 2) return parseEntries(a, columns.length);
   if (a.selector !== 1) return DAR.scopeOfAccessViolated;
   const rd = rangeFromAccess(a);
   if (rd === null) return DAR.typeUnmatched;
@@ -115,6 +117,33 @@ function parseRange(
     picked.push(i);
   }
   return { from, to, columns: picked };
+}
+
+/**
+ * [AS-4.5] Selective access by entry (selector 2): {from_entry, to_entry, from_selected_value,
+ * to_selected_value}, entries 1-based from the oldest row kept, columns 1-based; a to of 0 is "the last".
+ * A from of 0 or after its to, or a column past the profile's, is scope-of-access-violated; another
+ * shape, type-unmatched.
+ */
+function parseEntries(a: AccessSelection, width: number): Range | number {
+  const p = a.parameters;
+  if (p.type !== 'structure' || p.items.length !== 4) return DAR.typeUnmatched;
+  const [fe, te, fv, tv] = p.items.map((d) =>
+    d.type === 'double-long-unsigned' || d.type === 'long-unsigned' || d.type === 'unsigned' ? d.value : null,
+  );
+  if (fe == null || te == null || fv == null || tv == null) return DAR.typeUnmatched;
+  const last = te === 0 ? Number.POSITIVE_INFINITY : te;
+  const lastColumn = tv === 0 ? width : tv;
+  if (fe < 1 || fe > last || fv < 1 || fv > lastColumn || lastColumn > width)
+    return DAR.scopeOfAccessViolated;
+  const all = fv === 1 && lastColumn === width;
+  const columns = all ? [] : Array.from({ length: lastColumn - fv + 1 }, (_, i) => fv - 1 + i);
+  return {
+    from: Number.NEGATIVE_INFINITY,
+    to: Number.POSITIVE_INFINITY,
+    columns,
+    entries: { first: fe, last },
+  };
 }
 
 function instant(d: Data, offsetMin: number): number | null {
@@ -165,7 +194,9 @@ function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
     ];
     return { type: 'array', items: [pick(cells)] };
   }
-  const items = rows(o, range, c).map((row) => {
+  const all = rows(o, range, c);
+  const picked = range.entries ? all.slice(range.entries.first - 1, range.entries.last) : all;
+  const items = picked.map((row) => {
     const whole = rowData(row, columns, c.config.offsetMin);
     return whole.type === 'structure' ? pick(whole.items) : whole;
   });

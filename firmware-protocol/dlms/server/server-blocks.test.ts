@@ -57,9 +57,62 @@ describe('profiles [AS-4]', () => {
     expect(r.kind === 'reply' && hex(r.apdu)).toBe('C401C2010D');
   });
 
-  it('[AS-4.2] selector 2 (entries) is not offered: scope-of-access-violated', () => {
-    const access = { selector: 2, parameters: { type: 'null-data' as const } };
-    const r = ask(associated('reader'), { type: 'get-request-normal', invoke, attribute: buffer, access });
+  const entries = (fe: number, te: number, fv: number, tv: number) => ({
+    selector: 2,
+    parameters: {
+      type: 'structure' as const,
+      items: [
+        { type: 'double-long-unsigned' as const, value: fe },
+        { type: 'double-long-unsigned' as const, value: te },
+        { type: 'long-unsigned' as const, value: fv },
+        { type: 'long-unsigned' as const, value: tv },
+      ],
+    },
+  });
+  const read = (
+    access: ReturnType<typeof entries> | { selector: number; parameters: { type: 'null-data' } },
+  ) => {
+    const r = ask(associated('reader', 0xffff), {
+      type: 'get-request-normal',
+      invoke,
+      attribute: buffer,
+      access,
+    });
+    return r;
+  };
+  const rowsOf = (r: ReturnType<typeof read>) => {
+    const d = r.kind === 'reply' ? decodeApdu(r.apdu) : null;
+    if (!d?.ok || d.value.type !== 'get-response-normal' || d.value.result.kind !== 'data')
+      throw new Error('no data');
+    const rows = d.value.result.data;
+    if (rows.type !== 'array') throw new Error('not rows');
+    return rows.items.map((row) => (row.type === 'structure' ? row.items : []));
+  };
+
+  it('[AS-4.5] by entry (selector 2): entries 1..1 is the oldest row, 0 as the last entry means to the end', () => {
+    const all = rowsOf(read(entries(1, 0, 1, 0)));
+    expect(all.length).toBeGreaterThan(3);
+    expect(rowsOf(read(entries(1, 1, 1, 0)))).toEqual([all[0]]);
+    expect(rowsOf(read(entries(2, 3, 1, 0)))).toEqual(all.slice(1, 3));
+    expect(rowsOf(read(entries(all.length, 0, 1, 0)))).toEqual([all[all.length - 1]]);
+  });
+
+  it('[AS-4.5] by entry with selected values: columns 2..3 only', () => {
+    const all = rowsOf(read(entries(1, 0, 1, 0)));
+    expect(rowsOf(read(entries(1, 2, 2, 3)))).toEqual(all.slice(0, 2).map((row) => row.slice(1, 3)));
+  });
+
+  it('[AS-4.5] by entry: from 0, from after to, or a column past the profile is scope-of-access-violated; another shape type-unmatched', () => {
+    for (const bad of [entries(0, 1, 1, 0), entries(3, 2, 1, 0), entries(1, 1, 1, 99)]) {
+      const r = read(bad);
+      expect(r.kind === 'reply' && hex(r.apdu)).toBe('C401C2010D');
+    }
+    const r = read({ selector: 2, parameters: { type: 'null-data' } });
+    expect(r.kind === 'reply' && hex(r.apdu)).toBe('C401C2010C');
+  });
+
+  it('[AS-4.2] a selector other than 1 and 2: scope-of-access-violated', () => {
+    const r = read({ selector: 3, parameters: { type: 'null-data' } });
     expect(r.kind === 'reply' && hex(r.apdu)).toBe('C401C2010D');
   });
 
