@@ -3,7 +3,8 @@
 // retried recharge credit once, MC-8.8) and the block load cursor. Written to a temporary file and
 // renamed, so a crash leaves the old file or the new one, never half of one.
 
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** [MC-8.8] At least 256 transaction ids across restarts; we keep this many, newest last. */
 export const KEPT_TRANSACTIONS = 1024;
@@ -83,9 +84,38 @@ export class BridgeStateFile {
     this.#save();
   }
 
+  /**
+   * [CL-9.6] Written whole, synced, then renamed over the old file and the folder synced: a power cut
+   * leaves the old state or the new, never an empty file or a rename the disk forgot (which would let a
+   * retried recharge credit twice).
+   */
   #save(): void {
     const tmp = `${this.path}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(this.#data)}\n`);
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSync(fd, `${JSON.stringify(this.#data)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, this.path);
+    syncFolder(dirname(this.path));
+  }
+}
+
+/** The rename is durable once the folder's entry is; some systems cannot open a folder: skip there. */
+function syncFolder(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch {
+    // a folder that cannot be synced (some file systems): the file itself is synced
+  } finally {
+    closeSync(fd);
   }
 }
