@@ -16,6 +16,8 @@
 //                        exit 1 below it. `--ci` is the same run (its older name)
 //   --strict             exit 1 when a target of the full run is missed
 //   --cpu-prof-baseline  with --cpu-prof: the bare fastify child is profiled too, into the same DIR
+//   --serve-arg ARG      one more argument for `meterstack serve` (repeatable): an A/B of a flag in one
+//                        script, e.g. --serve-arg=--no-events
 //
 // What is measured (setup: one account, one space, a live `full` postpaid meter at 500 W with telemetry
 // every 10 s, and a `full` meter with 366 days of backfill):
@@ -379,6 +381,7 @@ async function main(): Promise<void> {
       check: { type: 'boolean', default: false },
       ci: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
+      'serve-arg': { type: 'string', multiple: true, default: [] },
     },
   });
   const check = values.check || values.ci;
@@ -426,6 +429,7 @@ async function main(): Promise<void> {
     '0',
     '--admin-token',
     ADMIN_TOKEN,
+    ...values['serve-arg'],
   ]);
   let baseline: Child | null = null;
   try {
