@@ -57,14 +57,15 @@ const HISTORY_PROFILES = [OBIS.blockLoadProfile, OBIS.dailyLoadProfile, OBIS.bil
 
 /**
  * [AS-3.8] A register only a load or billing profile captures: the cell of the newest row that captures
- * it (the last completed period's value), or null with no such row yet.
+ * it, the period still running included (a billing-period register runs until the billing date captures
+ * it), or null with no row at all.
  */
 export function lastCaptured(obis: string, c: ReadContext): number | null {
   for (const p of HISTORY_PROFILES) {
     const o = findObject(p);
     const i = o?.capture?.objects.findIndex((col) => col.obis === obis && col.attribute === 2) ?? -1;
     if (o === undefined || i < 0) continue;
-    const all = rows(o, ALL, c);
+    const all = rows(o, ALL, c, true);
     const v = all[all.length - 1]?.[i];
     if (v !== null && v !== undefined) return v;
   }
@@ -153,8 +154,12 @@ function instant(d: Data, offsetMin: number): number | null {
   return dt.ok ? dateTimeToInstant(dt.value, offsetMin) : null;
 }
 
-/** The rows of a profile within the range, as numbers (cosem/rows.ts). */
-function rows(o: CosemObject, range: Range, c: ReadContext): Row[] {
+/**
+ * The rows of a profile within the range, as numbers (cosem/rows.ts). [AS-4.6] The billing buffer holds
+ * closed months only (a month is billed at its end): a fresh meter's is empty, as a real meter's before
+ * its first billing date; `running` adds the month still running, for the registers (AS-3.8).
+ */
+function rows(o: CosemObject, range: Range, c: ReadContext, running = false): Row[] {
   const v = c.view;
   const opts = { from: range.from, to: range.to, offsetMin: c.config.offsetMin, vahAtStart: v.vahAtStart };
   switch (o.obis) {
@@ -163,7 +168,7 @@ function rows(o: CosemObject, range: Range, c: ReadContext): Row[] {
     case OBIS.dailyLoadProfile:
       return dailyLoadRows(v.history, opts);
     case OBIS.billingProfile:
-      return billingRows(v.history, opts);
+      return billingRows(v.history, running ? opts : { ...opts, to: Math.min(range.to, v.now) });
     case OBIS.instantaneousProfile: {
       const row = instantaneousRow(v.snapshot);
       return row[0]! >= range.from && row[0]! <= range.to ? [row] : [];
