@@ -185,9 +185,12 @@ function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
     type: 'structure',
     items: range.columns.length === 0 ? cells : range.columns.map((i) => cells[i] ?? NULL_DATA),
   });
+  // [AS-4.5] By entry, every profile alike: the one-row profiles too (entry 2 of one row is no row).
+  const byEntry = <T>(all: T[]): T[] =>
+    range.entries ? all.slice(range.entries.first - 1, range.entries.last) : all;
   const scalers = scalerRow(o.obis);
   if (scalers !== null) {
-    return { type: 'array', items: [pick(scalers.map((s) => scalerUnitData(s.scaler, s.unit)))] };
+    return { type: 'array', items: byEntry([pick(scalers.map((s) => scalerUnitData(s.scaler, s.unit)))]) };
   }
   if (o.obis === OBIS.namePlate) {
     const p = nameplateValues(c.view.snapshot.info);
@@ -197,11 +200,9 @@ function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
       visible(p.firmwareVersion),
       { type: 'unsigned', value: METER_TYPE_1P2W },
     ];
-    return { type: 'array', items: [pick(cells)] };
+    return { type: 'array', items: byEntry([pick(cells)]) };
   }
-  const all = rows(o, range, c);
-  const picked = range.entries ? all.slice(range.entries.first - 1, range.entries.last) : all;
-  const items = picked.map((row) => {
+  const items = byEntry(rows(o, range, c)).map((row) => {
     const whole = rowData(row, columns, c.config.offsetMin);
     return whole.type === 'structure' ? pick(whole.items) : whole;
   });

@@ -1,4 +1,5 @@
-// The billing profile of a fresh meter and of one past its first billing date [AS-4.6, AS-3.8, CO-7.5]:
+// Profile edges: the billing profile of a fresh meter and of one past its first billing date [AS-4.6,
+// AS-3.8, CO-7.5], and one-row profiles read by entry [AS-4.5]. On billing:
 // a reader of every object (Gurux's stops at the first data-access-result other than read-write-denied)
 // reads an empty billing buffer, 0 entries in use, and a value in every billing register.
 import { describe, expect, it } from 'vitest';
@@ -91,5 +92,21 @@ describe('the billing profile [AS-4.6, AS-3.8]', () => {
     expect(data(get(3, OBIS.billingPowerOnMinutes, 2, h))).toMatchObject({
       value: Math.round((NOW - (NOV_1_IST - MIN)) / MIN),
     });
+  });
+});
+
+describe('one-row profiles by entry [AS-4.5]', () => {
+  const h = [sample(NOW, 100)];
+  it.each([
+    ['a scaler profile', OBIS.instantaneousScaler],
+    ['the name plate profile', OBIS.namePlate],
+    ['the instantaneous profile', OBIS.instantaneousProfile],
+  ])('%s: entry 1 is its row, entry 2 and on are none', (_name, obis) => {
+    const whole = data(get(7, obis, 2, h));
+    expect(whole.type === 'array' && whole.items.length).toBe(1);
+    expect(data(get(7, obis, 2, h, byEntry(1, 1)))).toEqual(whole);
+    expect(data(get(7, obis, 2, h, byEntry(1, 0)))).toEqual(whole);
+    expect(hex(get(7, obis, 2, h, byEntry(2, 0)))).toBe('C401C2000100');
+    expect(hex(get(7, obis, 2, h, byEntry(2, 5)))).toBe('C401C2000100');
   });
 });
