@@ -5,7 +5,7 @@
 // Each answer is also taken apart against IEC 62056-46 and the Green Book, field by field: the example
 // printed "Notification received" for the UA and the AARE, and these checks show the bytes are right.
 // (The cause was the example's own: `readDLMSPacket` leaves `isNotify` unset, which only the wrapper's
-// path clears; with `unsigned char isNotify = 0;` it reads the whole meter over HDLC. HDLC.md HD-12.)
+// path clears; with `unsigned char isNotify = 0;` it reads the whole meter over HDLC: firmware-protocol/dlms/README.md.)
 
 import { describe, expect, it } from 'vitest';
 import { fcs16 } from '../../firmware-protocol/dlms/hdlc/fcs16.ts';
