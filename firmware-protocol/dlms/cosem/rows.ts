@@ -133,8 +133,9 @@ function monthStart(ts: number, offsetMin: number): number {
 
 /**
  * [CO-7.5] Billing rows, one per closed local calendar month (billing at 00:00 on the 1st): [billing
- * date, average power factor (Wh / VAh over the month), cumulative Wh, cumulative VAh, power-on minutes
- * (null: the samples do not say, CO-7.5)].
+ * date, average power factor (Wh / VAh over the month; 1 with no VAh), cumulative Wh, cumulative VAh,
+ * power-on minutes]. The month still running is the last group: the caller keeps it out of the buffer
+ * (only a billing date closes a month), and the billing registers read it (AS-3.8).
  */
 export function billingRows(samples: readonly Sample[], o: RowOptions): Row[] {
   const off = o.offsetMin ?? IST_OFFSET_MIN;
@@ -149,7 +150,8 @@ export function billingRows(samples: readonly Sample[], o: RowOptions): Row[] {
       const before = g.first > 0 ? g.first - 1 : g.first;
       const wh = (samples[g.last]!.energy - samples[before]!.energy) * 1000;
       const va = vah[g.last]! - vah[before]!;
-      const pf = va > 0 ? reg(OBIS.billingPowerFactor, Math.min(1, wh / va)) : null;
+      // [CO-7.5] A month with no apparent energy yet (a fresh meter, no load) drew no lagging current: unity.
+      const pf = reg(OBIS.billingPowerFactor, va > 0 ? Math.min(1, wh / va) : 1);
       // [CO-7.5] Power-on minutes: the span the month's samples cover (a meter that reports is on).
       const on = Math.round((samples[g.last]!.ts - samples[before]!.ts) / 60_000);
       return [g.end, pf, reg(OBIS.energyKwh, samples[g.last]!.energy * 1000), Math.round(vah[g.last]!), on];

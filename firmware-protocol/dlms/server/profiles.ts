@@ -57,14 +57,15 @@ const HISTORY_PROFILES = [OBIS.blockLoadProfile, OBIS.dailyLoadProfile, OBIS.bil
 
 /**
  * [AS-3.8] A register only a load or billing profile captures: the cell of the newest row that captures
- * it (the last completed period's value), or null with no such row yet.
+ * it, the period still running included (a billing-period register runs until the billing date captures
+ * it), or null with no row at all.
  */
 export function lastCaptured(obis: string, c: ReadContext): number | null {
   for (const p of HISTORY_PROFILES) {
     const o = findObject(p);
     const i = o?.capture?.objects.findIndex((col) => col.obis === obis && col.attribute === 2) ?? -1;
     if (o === undefined || i < 0) continue;
-    const all = rows(o, ALL, c);
+    const all = rows(o, ALL, c, true);
     const v = all[all.length - 1]?.[i];
     if (v !== null && v !== undefined) return v;
   }
@@ -153,8 +154,12 @@ function instant(d: Data, offsetMin: number): number | null {
   return dt.ok ? dateTimeToInstant(dt.value, offsetMin) : null;
 }
 
-/** The rows of a profile within the range, as numbers (cosem/rows.ts). */
-function rows(o: CosemObject, range: Range, c: ReadContext): Row[] {
+/**
+ * The rows of a profile within the range, as numbers (cosem/rows.ts). [AS-4.6] The billing buffer holds
+ * closed months only (a month is billed at its end): a fresh meter's is empty, as a real meter's before
+ * its first billing date; `running` adds the month still running, for the registers (AS-3.8).
+ */
+function rows(o: CosemObject, range: Range, c: ReadContext, running = false): Row[] {
   const v = c.view;
   const opts = { from: range.from, to: range.to, offsetMin: c.config.offsetMin, vahAtStart: v.vahAtStart };
   switch (o.obis) {
@@ -163,7 +168,7 @@ function rows(o: CosemObject, range: Range, c: ReadContext): Row[] {
     case OBIS.dailyLoadProfile:
       return dailyLoadRows(v.history, opts);
     case OBIS.billingProfile:
-      return billingRows(v.history, opts);
+      return billingRows(v.history, running ? opts : { ...opts, to: Math.min(range.to, v.now) });
     case OBIS.instantaneousProfile: {
       const row = instantaneousRow(v.snapshot);
       return row[0]! >= range.from && row[0]! <= range.to ? [row] : [];
@@ -180,9 +185,12 @@ function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
     type: 'structure',
     items: range.columns.length === 0 ? cells : range.columns.map((i) => cells[i] ?? NULL_DATA),
   });
+  // [AS-4.5] By entry, every profile alike: the one-row profiles too (entry 2 of one row is no row).
+  const byEntry = <T>(all: T[]): T[] =>
+    range.entries ? all.slice(range.entries.first - 1, range.entries.last) : all;
   const scalers = scalerRow(o.obis);
   if (scalers !== null) {
-    return { type: 'array', items: [pick(scalers.map((s) => scalerUnitData(s.scaler, s.unit)))] };
+    return { type: 'array', items: byEntry([pick(scalers.map((s) => scalerUnitData(s.scaler, s.unit)))]) };
   }
   if (o.obis === OBIS.namePlate) {
     const p = nameplateValues(c.view.snapshot.info);
@@ -192,11 +200,9 @@ function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
       visible(p.firmwareVersion),
       { type: 'unsigned', value: METER_TYPE_1P2W },
     ];
-    return { type: 'array', items: [pick(cells)] };
+    return { type: 'array', items: byEntry([pick(cells)]) };
   }
-  const all = rows(o, range, c);
-  const picked = range.entries ? all.slice(range.entries.first - 1, range.entries.last) : all;
-  const items = picked.map((row) => {
+  const items = byEntry(rows(o, range, c)).map((row) => {
     const whole = rowData(row, columns, c.config.offsetMin);
     return whole.type === 'structure' ? pick(whole.items) : whole;
   });

@@ -17,8 +17,9 @@ import type { WireReply } from '../../../firmware-protocol/mqtt/codec.ts';
 import type { InfoPayload } from '../../../firmware-protocol/mqtt/schemas.ts';
 import type { MeterCommand, ReportedState, Sample } from '../../../firmware-protocol/mqtt/vocabulary.ts';
 import { type Log, MqttMeter } from '../modbus/mqtt-meter.ts';
-import { answerCommand } from './answer.ts';
+import { type AnswerContext, answerCommand, settleInDoubt } from './answer.ts';
 import { DlmsClient } from './client.ts';
+import { type CreditReading, creditReading } from './in-doubt.ts';
 import {
   identityFrom,
   infoOf,
@@ -71,6 +72,9 @@ export class DlmsBridge {
   #meter: Learnt | null = null;
   #state: ReportedState | null = null;
   #sample: Sample | null = null;
+  #credit: CreditReading | null = null;
+  /** [CL-9.6] The tail of the money work: recharges and settling run one at a time, in order. */
+  #moneyTail: Promise<unknown> = Promise.resolve();
   #lastEnergy = 0;
   #clockOff: boolean | null = null;
   #offsetMs = 0;
@@ -188,6 +192,7 @@ export class DlmsBridge {
       this.#meter = learnt;
       this.#say('info', `${transport.where}: associated; ${describe(learnt)}`);
       if (changed) this.#mqtt.announce();
+      await settleInDoubt(this.#answerContext()); // [CL-9.6] a lost answer decided from the credit now
       return true;
     } catch (err) {
       this.#client = null;
@@ -267,6 +272,7 @@ export class DlmsBridge {
     const before = this.#state;
     this.#state = read.state;
     this.#sample = read.sample;
+    this.#credit = creditReading(read.sample, read.values);
     const { ts: _a, ...was } = before ?? { ts: 0 };
     const { ts: _b, ...is } = read.state;
     if (before && JSON.stringify(was) !== JSON.stringify(is)) this.#mqtt.publishState(read.state); // [MC-5.1]
@@ -330,19 +336,26 @@ export class DlmsBridge {
 
   /** [CL-9.5, CL-9.6] A contract command through the meter (answer.ts). */
   #answer(command: MeterCommand): Promise<WireReply> {
-    return answerCommand(
-      {
-        model: () => this.#meter?.model ?? null,
-        client: () => this.#client,
-        stateFile: this.#d.stateFile,
-        poll: () => this.#poll(),
-        state: () => this.#state,
-        sample: () => this.#sample,
-        now: this.#d.now,
-        say: (level, msg) => this.#say(level, msg),
+    return answerCommand(this.#answerContext(), command);
+  }
+
+  #answerContext(): AnswerContext {
+    return {
+      model: () => this.#meter?.model ?? null,
+      client: () => this.#client,
+      stateFile: this.#d.stateFile,
+      poll: () => this.#poll(),
+      state: () => this.#state,
+      sample: () => this.#sample,
+      credit: () => this.#credit,
+      money: (fn) => {
+        const run = this.#moneyTail.then(fn, fn);
+        this.#moneyTail = run.catch(() => undefined);
+        return run;
       },
-      command,
-    );
+      now: this.#d.now,
+      say: (level, msg) => this.#say(level, msg),
+    };
   }
 }
 

@@ -3,7 +3,7 @@
 // garbage or slow answer stalls no other (each has its own socket and its own promise chain). Their
 // starts are spread over the poll period, so their polls are too.
 
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Log } from '../modbus/mqtt-meter.ts';
 import type { DlmsBridge } from './bridge.ts';
 import {
@@ -58,6 +58,9 @@ export function runDlmsFleet(opts: DlmsFleetOptions): DlmsFleet {
   const bridges: (DlmsBridge | null)[] = opts.meters.map(() => null);
   let refused = 0;
   let closed = false;
+  // [CL-11.1] One state file per meter, compared as the paths they resolve to ("./a.json", "a.json" and
+  // a default `dlms-<device>.json` in --state-dir are one file): two bridges writing one could credit twice.
+  const files = new Map<string, number>();
   const prepared: { options: DlmsBridgeOptions; stateFile: BridgeStateFile }[] = opts.meters.map((m, i) => {
     const password = m.password ?? opts.password;
     const options: DlmsBridgeOptions = {
@@ -75,6 +78,11 @@ export function runDlmsFleet(opts: DlmsFleetOptions): DlmsFleet {
       ...(opts.now ? { now: opts.now } : {}),
     };
     try {
+      const file = resolve(options.stateFile!);
+      const first = files.get(file);
+      if (first !== undefined)
+        throw new TypeError(`state file ${file} is also meters[${first}]'s (${opts.meters[first]!.device})`);
+      files.set(file, i);
       checkDlmsOptions(options);
       if (options.client === 32 && options.password === undefined)
         throw new TypeError('a password is required for client 32, the meter reader (LLS)');

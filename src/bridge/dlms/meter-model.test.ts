@@ -80,6 +80,7 @@ describe('[CL-9.2] one poll', () => {
     expect(r).toEqual({
       ok: true,
       meterClockMs: null,
+      values: {}, // [CL-9.6] no credit, mode or tariff given: no figures for a recharge decision
       sample: { ts: 1000, balance: 0, voltage: 230.12, active_power: 1153.3, energy: 1234.567 },
       state: expect.objectContaining({
         mode: 'measurement',

@@ -113,7 +113,7 @@ export function infoOf(deviceId: string, m: MeterModel, id: Identity, pollS: num
   };
 }
 
-type PollKey =
+export type PollKey =
   | 'register'
   | 'clock'
   | 'credit'
@@ -146,8 +146,11 @@ export function pollAttributes(m: MeterModel): { key: PollKey; attribute: Attrib
   return items;
 }
 
+/** The state's optional values as the meter gave them: a key is absent where the meter gave none. */
+export type PollValues = Readonly<Partial<Record<PollKey, number | boolean | null>>>;
+
 export type PollReading =
-  | { ok: true; sample: Sample; state: ReportedState; meterClockMs: number | null }
+  | { ok: true; sample: Sample; state: ReportedState; meterClockMs: number | null; values: PollValues }
   | { ok: false; message: string };
 
 /**
@@ -204,7 +207,7 @@ export function readPoll(
     pg_enabled: v.pg === true,
     wifi_type: 'Primary',
   };
-  return { ok: true, sample: read.sample, state, meterClockMs };
+  return { ok: true, sample: read.sample, state, meterClockMs, values: v };
 }
 
 /** [CL-9.1] Text of a name plate answer, or undefined. */

@@ -1,6 +1,9 @@
 // [CL-11.1] The meters file of `bridge --dlms --meters`: each problem names the entry and the field.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { staggerMs } from './fleet.ts';
+import { runDlmsFleet, staggerMs } from './fleet.ts';
 import { MAX_FLEET_METERS, parseMetersFile } from './meters-file.ts';
 
 const one = { device: 'MTR-1', tcp: '10.0.0.5:4059' };
@@ -71,6 +74,41 @@ describe('parseMetersFile [CL-11.1]', () => {
   ])('entry %j: a problem naming %s', (bad, problem) => {
     const r = parse([one, bad]);
     expect(r).toEqual({ problems: expect.arrayContaining([expect.stringContaining(problem)]) });
+  });
+
+  it('[CL-11.1] a state file twice is found by the path it names, not by its text', () => {
+    const r = parse([
+      { ...one, stateFile: './state/a.json' },
+      { device: 'M2', tcp: 'h:1', stateFile: 'state//x/../a.json' },
+    ]);
+    expect(r).toEqual({
+      problems: [expect.stringContaining("meters[1].stateFile: state//x/../a.json is meters[0]'s")],
+    });
+  });
+
+  it("[CL-11.1] an entry's state file that is another entry's default in --state-dir: refused before anything opens", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'meterstack-dlms-fleet-'));
+    try {
+      const meters = parse([
+        { ...one, stateFile: join(dir, 'x', '..', 'dlms-M2.json') },
+        { device: 'M2', tcp: '127.0.0.1:1' },
+      ]);
+      if (!('meters' in meters)) throw new Error('the file itself is fine');
+      const start = () =>
+        runDlmsFleet({
+          meters: meters.meters,
+          brokerUrl: 'mqtt://127.0.0.1:1',
+          mqttPassword: 'p',
+          client: 16,
+          stateDir: dir,
+          log: () => undefined,
+        });
+      expect(start).toThrow(
+        new RegExp(`meters\\[1\\] \\(M2\\): state file ${join(dir, 'dlms-M2.json')} is also meters\\[0\\]'s`),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names every bad entry, not only the first', () => {

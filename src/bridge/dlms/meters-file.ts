@@ -1,7 +1,8 @@
 // [CL-11.1] `bridge --dlms --meters <file.json>`: the list of meters one bridge process holds, checked
 // before anything opens. Each problem names the entry's index and field, so a list of 500 meters with
-// one typo says where the typo is. Pure: text in, meters or problems out.
+// one typo says where the typo is. Pure but for resolving state file paths against the working directory.
 
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { HdlcAddress } from '../../../firmware-protocol/dlms/hdlc/frame.ts';
 import { DEVICE_ID_PATTERN } from '../../../firmware-protocol/mqtt/topics.ts';
@@ -94,11 +95,13 @@ export function parseMetersFile(text: string): { meters: FleetMeter[] } | { prob
         problems.push(`meters[${i}].device: ${device} again (first at meters[${first}])`);
       else seen.set(device, i);
     }
-    if (typeof file === 'string') {
-      const first = files.get(file);
+    if (typeof file === 'string' && file.length > 0) {
+      // Compared as the path it names, not as text: "./a.json" and "a.json" are one file.
+      const path = resolve(file);
+      const first = files.get(path);
       if (first !== undefined)
-        problems.push(`meters[${i}].stateFile: ${file} again (first at meters[${first}])`);
-      else files.set(file, i);
+        problems.push(`meters[${i}].stateFile: ${file} is meters[${first}]'s state file again`);
+      else files.set(path, i);
     }
   });
   return problems.length ? { problems } : { meters };

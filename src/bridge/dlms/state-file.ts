@@ -5,20 +5,47 @@
 
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { CreditCheck } from './in-doubt.ts';
 
 /** [MC-8.8] At least 256 transaction ids across restarts; we keep this many, newest last. */
 export const KEPT_TRANSACTIONS = 1024;
 
 /**
- * applied: the meter answered success. in_doubt: the ACTION went out and no answer came (CL-9.6): it
- * may have credited, so it is never sent again.
+ * applied: the meter answered success, or its credit showed the amount went in. in_doubt: the ACTION
+ * went out and no answer came (CL-9.6): it may have credited, so it is never sent again until the
+ * meter's credit decides it (its `check`); one without a check can no longer be decided by the bridge.
  */
 export type RechargeStatus = 'applied' | 'in_doubt';
+
+export interface RechargeEntry {
+  id: string;
+  status: RechargeStatus;
+  at: number;
+  /** [CL-9.6] in_doubt only: the amount and the meter just before the ACTION went out. */
+  check?: CreditCheck;
+}
 
 interface FileV1 {
   v: 1;
   cursor_ms: number | null;
-  recharges: { id: string; status: RechargeStatus; at: number }[];
+  recharges: RechargeEntry[];
+}
+
+const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** A check as written by this bridge; anything else in the file makes it unreadable. */
+function checkOk(c: unknown): boolean {
+  if (c === undefined) return true;
+  const k = c as Partial<CreditCheck> | null;
+  return (
+    typeof k === 'object' &&
+    k !== null &&
+    finite(k.amount) &&
+    finite(k.balance) &&
+    finite(k.energyWh) &&
+    (k.tariffs === null || (Array.isArray(k.tariffs) && k.tariffs.every(finite))) &&
+    (k.charging === null || typeof k.charging === 'boolean')
+  );
 }
 
 export class BridgeStateFile {
@@ -47,7 +74,10 @@ export class BridgeStateFile {
     const listOk =
       Array.isArray(d?.recharges) &&
       d.recharges.every(
-        (r) => typeof r?.id === 'string' && (r.status === 'applied' || r.status === 'in_doubt'),
+        (r) =>
+          typeof r?.id === 'string' &&
+          (r.status === 'applied' || r.status === 'in_doubt') &&
+          checkOk(r.check),
       );
     if (d?.v !== 1 || !cursorOk || !listOk) {
       throw new Error(
@@ -71,10 +101,36 @@ export class BridgeStateFile {
     return this.#data.recharges.find((r) => r.id === transactionId)?.status;
   }
 
-  /** Remembers a recharge, on disk before the function returns (before the ACTION goes out). */
-  setRecharge(transactionId: string, status: RechargeStatus, at: number): void {
+  /** [CL-9.6] The recharges in doubt that the meter's credit can still decide, oldest first. */
+  checks(): { id: string; check: CreditCheck }[] {
+    return this.#data.recharges.flatMap((r) =>
+      r.status === 'in_doubt' && r.check ? [{ id: r.id, check: r.check }] : [],
+    );
+  }
+
+  /**
+   * Remembers a recharge, on disk before the function returns (before the ACTION goes out); an
+   * in_doubt one with the check that will decide it.
+   */
+  setRecharge(transactionId: string, status: RechargeStatus, at: number, check?: CreditCheck): void {
     const rest = this.#data.recharges.filter((r) => r.id !== transactionId);
-    this.#data.recharges = [...rest, { id: transactionId, status, at }].slice(-KEPT_TRANSACTIONS);
+    const entry: RechargeEntry = { id: transactionId, status, at, ...(check ? { check } : {}) };
+    const all = [...rest, entry];
+    // Past the limit the oldest applied ids go first: an in-doubt one forgotten could credit twice.
+    while (all.length > KEPT_TRANSACTIONS) {
+      const i = all.findIndex((r) => r.status === 'applied');
+      all.splice(i === -1 ? 0 : i, 1);
+    }
+    this.#data.recharges = all;
+    this.#save();
+  }
+
+  /** [CL-9.6] An in-doubt recharge the meter's credit can no longer decide: kept, its check dropped. */
+  dropCheck(transactionId: string): void {
+    const r = this.#data.recharges.find((x) => x.id === transactionId);
+    if (!r?.check) return;
+    const { check: _gone, ...rest } = r;
+    this.#data.recharges = this.#data.recharges.map((x) => (x === r ? rest : x));
     this.#save();
   }
 

@@ -182,7 +182,7 @@ describe('meterstack bridge --dlms --tcp, against a DLMS meter on a socket [CL-9
     expect(v.credited).toEqual([700, 300]);
     const saved = JSON.parse(readFileSync(stateFile(), 'utf8'));
     expect(saved.recharges).toContainEqual(
-      expect.objectContaining({ id: 'dlms-pay-lost', status: 'in_doubt' }),
+      expect.objectContaining({ id: 'dlms-pay-lost', status: 'applied' }), // decided from the credit
     );
     // A restarted bridge reads its file: the same transaction still credits nothing.
     await bridge.close();
@@ -194,7 +194,7 @@ describe('meterstack bridge --dlms --tcp, against a DLMS meter on a socket [CL-9
     });
     expect(again.status).toBe(200);
     expect(v.credited).toEqual([700, 300]);
-    expect(logs.some((l) => l.includes('dlms-pay-lost in doubt'))).toBe(true);
+    expect(logs.some((l) => l.includes('dlms-pay-lost was in doubt: applied'))).toBe(true);
   });
 
   it('[CL-7.1][CL-9.7] garbage on the socket is dropped and counted; the bridge re-associates and keeps polling', async () => {
