@@ -54,7 +54,9 @@ describeBrowser('history by date in the console (issue 23 §2)', () => {
   it('[HX-5] data outside the default window: the stored range is offered, and drawn when taken', async () => {
     await openMeter(old.deviceId);
     const offer = card().locator('[data-history-offer]');
-    await expect.poll(() => offer.textContent(), { timeout: 10_000 }).toMatch(/this meter's readings lie/);
+    await expect
+      .poll(() => offer.textContent(), { timeout: 10_000 })
+      .toMatch(/this meter's readings lie \d{1,2} \w{3} \d{4}/);
     expect(await points()).toBe(0);
     await offer.getByRole('button').click();
     await expect.poll(points, { timeout: 10_000 }).toBeGreaterThan(3 * 24 - 2);

@@ -210,8 +210,8 @@ export function History({ row }) {
     ${data.error ? html`<p class="bad">${data.error}</p>` : null}
     ${
       outside
-        ? html`<p class="hint" data-history-offer>Nothing from ${rangeText(from, to)}: this meter's readings lie
-            ${rangeText(span.from, span.to)}. <button type="button" onClick=${() => pick(stored)}>Show ${rangeText(stored.from, stored.to)}</button></p>`
+        ? html`<p class="hint" data-history-offer>${`Nothing from ${rangeText(from, to)}: this meter's readings lie ${rangeText(span.from, span.to)}. `}<button
+            type="button" onClick=${() => pick(stored)}>Show ${rangeText(stored.from, stored.to)}</button></p>`
         : null
     }
     <${TimeChart} xs=${data.xs} ys=${data.ys} label=${`${property}${data.unit ? ` (${data.unit})` : ''}`}
