@@ -1,11 +1,11 @@
-// GET /sim/v1/devices/{id}/history.csv (HX-1..HX-4) and /history/span (HX-5) over real HTTP against a
+// GET /sim/v1/devices/{id}/history.csv (HX-1..HX-4; an API instance's own answer, HX-4, is not run here) and /history/span (HX-5) over real HTTP against a
 // real service and SQLite file: the file's every value is the one the v2 history answers for that
 // property, interval and days (compared cell by cell, across the file's blocks of 31 days), stamped in
 // +05:30 with a header naming the units; bad parameters answer the envelope; a year at 15 minutes
 // streams in well under a second (the figure is printed).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ok, startTestService, type TestService } from '../helpers/service.ts';
+import { newAccount, ok, provision, startTestService, type TestService } from '../helpers/service.ts';
 import { data, type History, invalid, type Tenant, tenant, type V2, v2Client } from '../helpers/v2.ts';
 
 const DAY = 86_400_000;
@@ -127,6 +127,19 @@ describe('history.csv', () => {
     ]);
     const empty = await csv(basic.deviceId, 'from=2001-01-01&to=2001-01-31');
     expect(empty.text).toBe('timestamp (IST),energy (kWh),active_power (W),voltage (V)\r\n');
+  });
+
+  it('[HX-4] any device of any account, one in no space too (the v2 history could not reach it)', async () => {
+    const { account_id } = await newAccount(t.sim);
+    const spaceless = await provision(t.sim, {
+      account_id,
+      model: 'basic',
+      backfill_days: 1,
+      backfill_period_s: 900,
+    });
+    const got = await csv(spaceless.device_id, `from=${today}&to=${today}&interval=60m`);
+    expect(got.status).toBe(200);
+    expect(parse(got.text).rows.length).toBeGreaterThan(0);
   });
 
   it('[HX-3] a year at 15 minutes streams in under a second, each value the v2 history’s', async () => {
