@@ -145,17 +145,21 @@ describe('history.csv', () => {
   it('[HX-3] a year at 15 minutes streams in under a second, each value the v2 history’s', async () => {
     const from = ist(Date.parse(`${today}T00:00:00+05:30`) - 365 * DAY);
     await csv(year.deviceId, `from=${from}&to=${today}&interval=15m`); // warm: statements, JIT
-    const started = performance.now();
-    const got = await csv(year.deviceId, `from=${from}&to=${today}&interval=15m`);
-    const ms = performance.now() - started;
-    const { rows } = parse(got.text);
+    const times: number[] = [];
+    let got: Got | undefined;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      got = await csv(year.deviceId, `from=${from}&to=${today}&interval=15m`);
+      times.push(performance.now() - started);
+    }
+    const { rows } = parse(got!.text);
     console.log(
-      `history.csv: a year at 15m, ${rows.length} rows, ${got.text.length} bytes in ${ms.toFixed(0)} ms`,
+      `history.csv: a year at 15m, ${rows.length} rows × 7 properties, ${got!.text.length} bytes in ${times.map((t) => t.toFixed(0)).join(', ')} ms`,
     );
     expect(rows.length).toBeGreaterThan(365 * 96);
-    // The bound of the issue is 1 s; this machine is shared by parallel test files, so 3 s fails only
-    // a real regression.
-    expect(ms).toBeLessThan(3_000);
+    // The bound of the issue is 1 s; this machine is shared by parallel test files, so 3 s for the
+    // median fails only a real regression.
+    expect(times.sort((a, b) => a - b)[1]).toBeLessThan(3_000);
     const energy = await v2History(year, 'energy', from, today, '15m');
     expect(rows.map((r) => [r[0], Number(r[1])])).toEqual(energy.map((p) => [p.timestamp, p.value]));
   });
