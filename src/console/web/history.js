@@ -91,6 +91,7 @@ function saveFile(blob, filename) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+/** Keyed by the meter (meter.js): another meter starts from its own defaults, not the last one's range. */
 export function History({ row }) {
   useLive();
   useRunning();
@@ -104,12 +105,6 @@ export function History({ row }) {
   const today = istDate(virtualNow() ?? Date.now());
   const epoch = clockEpoch();
   const { from, to } = resolveRange(range, interval, today);
-
-  // Another meter: its own defaults, not the last one's picked range.
-  useEffect(() => {
-    setRange({ kind: 'auto' });
-    setExported(null);
-  }, [id]);
 
   useEffect(() => {
     let gone = false;
