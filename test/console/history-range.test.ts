@@ -136,6 +136,11 @@ describeBrowser('history by date in the console (issue 23 §2)', () => {
     await expect.poll(points, { timeout: 10_000 }).toBe(drawn + 24);
     expect(await card().getByLabel('history from').inputValue()).toBe(now);
     expect(await card().getByLabel('history to').inputValue()).toBe(plus3);
+    // A from past the to takes the to along: never an upside-down range.
+    const plus5 = ist(Date.parse(`${now}T00:00:00Z`) + 5 * DAY);
+    await card().getByLabel('history from').fill(plus5);
+    await expect.poll(() => card().getByLabel('history to').inputValue()).toBe(plus5);
+    expect(await card().locator('p.bad').count()).toBe(0);
     expect(browser.errors).toEqual([]);
   });
 });

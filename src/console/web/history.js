@@ -38,6 +38,10 @@ const DAY_MS = 86_400_000;
 export const addDays = (date, n) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 
+/** The later (earlier) of two YYYY-MM-DD days: such strings order as the days do. */
+const laterDay = (a, b) => [a, b].sort()[1];
+const earlierDay = (a, b) => [a, b].sort()[0];
+
 const DAY_TEXT = new Intl.DateTimeFormat('en-IN', {
   timeZone: 'UTC',
   day: 'numeric',
@@ -62,8 +66,7 @@ export function resolveRange(range, interval, today) {
 
 /** The stored range as one request can take it: its last MAX_DAYS days. */
 export function storedRange(span) {
-  // YYYY-MM-DD strings order as the days do.
-  const from = [span.from, addDays(span.to, 1 - MAX_DAYS)].sort().at(-1);
+  const from = laterDay(span.from, addDays(span.to, 1 - MAX_DAYS));
   return { kind: 'fixed', from, to: span.to, label: 'stored' };
 }
 
@@ -160,9 +163,12 @@ export function History({ row }) {
     setRange(next);
     setExported(null);
   };
+  // A day past the other end takes that end along: the range is never upside down.
   const pickDay = (which) => (e) => {
     const v = e.currentTarget.value;
-    if (/^\d{4}-\d{2}-\d{2}$/.test(v)) pick({ kind: 'fixed', from, to, [which]: v });
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return;
+    if (which === 'from') pick({ kind: 'fixed', from: v, to: laterDay(v, to) });
+    else pick({ kind: 'fixed', from: earlierDay(v, from), to: v });
   };
   const stored = span && storedRange(span);
   const isOn = (kind, days) =>
@@ -183,8 +189,8 @@ export function History({ row }) {
       )}</span>
     </div>
     <div class="history-range">
-      <label>from <input type="date" aria-label="history from" value=${from} max=${to} onChange=${pickDay('from')} /></label>
-      <label>to <input type="date" aria-label="history to" value=${to} min=${from} onChange=${pickDay('to')} /></label>
+      <label>from <input type="date" aria-label="history from" value=${from} onChange=${pickDay('from')} /></label>
+      <label>to <input type="date" aria-label="history to" value=${to} onChange=${pickDay('to')} /></label>
       <span class="pills" role="group" aria-label="history range">
         ${PRESETS.map(
           ([label, days]) =>
