@@ -1,8 +1,9 @@
-// GET /sim/v1/devices/{id}/history.csv (HX-1..HX-4; an API instance's own answer, HX-4, is not run here) and /history/span (HX-5) over real HTTP against a
+// GET /sim/v1/devices/{id}/history.csv (HX-1..HX-4) and /history/span (HX-5) over real HTTP against a
 // real service and SQLite file: the file's every value is the one the v2 history answers for that
 // property, interval and days (compared cell by cell, across the file's blocks of 31 days), stamped in
 // +05:30 with a header naming the units; bad parameters answer the envelope; a year at 15 minutes
-// streams in well under a second (the figure is printed).
+// streams in well under a second (the figure is printed). An API instance's own answer (HX-4) is
+// test/scale/api-instances.test.ts's.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAccount, ok, provision, startTestService, type TestService } from '../helpers/service.ts';
