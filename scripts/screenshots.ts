@@ -1,6 +1,7 @@
 // `npm run screenshots`: the console's fleet and meter views, light and dark, at 1280×800, and the
-// meter view at 900 px and on a 390 px phone, into docs/screenshots/*.png (shown in the README). A
-// demo service in-process, Debian's Chromium.
+// meter view at 900 px and on a 390 px phone, and a meter's history by date at 1280 and 390 px, into
+// docs/screenshots/*.png (shown in the README). A demo service in-process, Debian's Chromium.
+// `npm run screenshots -- history` takes only the history ones.
 
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,26 @@ const browser = await launchBrowser();
 /** Not over a row or a button: no hover colour in the picture. */
 const still = (page: Page) => page.mouse.move(2, page.viewportSize()!.height - 2);
 
-try {
+const only = process.argv[2];
+
+/** A meter's history card (history.js): the last 7 days at 60m, at `width`. */
+async function historyShot(width: number, height: number): Promise<void> {
+  const page = await browser.page();
+  await page.setViewportSize({ width, height });
+  await openConsole(page, service.svc.httpUrl, ADMIN_TOKEN);
+  await page.goto(`${service.svc.httpUrl}/#/meter/MTR-A101`);
+  const card = page.locator('[data-history="MTR-A101"]');
+  await card.getByRole('button', { name: '7 days' }).click();
+  await card.locator('.chart:not([data-points="0"]) .uplot').waitFor();
+  await card.scrollIntoViewIfNeeded();
+  await still(page);
+  await page.waitForTimeout(800);
+  await card.screenshot({ path: `${OUT}history-${width}.png` });
+  await page.context().close();
+}
+
+/** The fleet and meter views, light and dark, and the meter at 900 and 390 px. */
+async function everyView(): Promise<void> {
   // A little life first: a recharge and a relay switched, so the journal and the charts show something.
   await service.sim('POST', '/devices/MTR-A101/recharge', { amount: 50_000, transaction_id: 'shot-1' });
   for (const scheme of ['light', 'dark'] as const) {
@@ -52,6 +72,12 @@ try {
     await page.screenshot({ path: `${OUT}meter-${width}.png` });
     await page.context().close();
   }
+}
+
+try {
+  if (only !== 'history') await everyView();
+  await historyShot(1280, 800);
+  await historyShot(390, 844);
   if (browser.errors.length > 0) throw new Error(`page errors: ${browser.errors.join('; ')}`);
   console.log(`screenshots written to ${OUT}`);
 } finally {

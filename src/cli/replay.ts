@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { energyKwhAtWh } from '../../simulator/meter/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
+import { exportStoredHistory, openExportFile } from '../qa/replay/export.ts';
 import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
 import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';
@@ -43,6 +44,10 @@ pace:
   --instant                   as fast as the broker takes it, 1000 samples a message
   --loop                      start again at the end, continuing in time and energy (Ctrl-C stops)
   --loops <N>                 play N times
+
+output:
+  --export <out.csv>          after the replay, what the service stored for the meter, as
+                              GET /sim/v1/devices/{id}/history.csv writes it (15-minute intervals)
 
 Progress (stderr) is printed every second: trace time covered, samples/s, ETA. Ctrl-C stops the
 replay cleanly and exits 130.
@@ -110,6 +115,7 @@ export async function runReplay(argv: string[]): Promise<void> {
   try {
     const pace: Pace = v.instant ? { kind: 'instant' } : { kind: 'speed', speed: f.speed };
     const trace = await loadTrace(f.file);
+    const exportFile = v.export === undefined ? null : await openExportFile(v.export);
     if (v.url) {
       const token = v['admin-token'] ?? process.env['METERSTACK_ADMIN_TOKEN'];
       if (!token) throw new TargetError('--url needs --admin-token (or METERSTACK_ADMIN_TOKEN)');
@@ -147,6 +153,7 @@ export async function runReplay(argv: string[]): Promise<void> {
     progress.end();
     const secs = (performance.now() - started) / 1000;
     const d = r.device;
+    const exported = exportFile && (await exportStoredHistory(target, d.deviceId, exportFile));
     // An embedded service stops with the replay: its URL and the device's secrets would be stale.
     const serving = Boolean(v.url) || Boolean(v['keep-serving']);
     process.stdout.write(
@@ -167,6 +174,11 @@ export async function runReplay(argv: string[]): Promise<void> {
             : r.interrupted
               ? 'history  not checked (interrupted)'
               : 'history  not checked (no API key of the account)',
+        ...(exported
+          ? [
+              `export   ${v.export}: ${exported.rows} rows at 15m${exported.from ? `, ${exported.from} to ${exported.to} (IST)` : ''}`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );
@@ -209,6 +221,7 @@ function parse(argv: string[]) {
       'eb-tariff': { type: 'string' },
       'dg-tariff': { type: 'string' },
       'active-tariff': { type: 'string' },
+      export: { type: 'string' },
       speed: { type: 'string' },
       instant: { type: 'boolean' },
       loop: { type: 'boolean' },

@@ -495,6 +495,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sim/v1/devices/{device_id}/history.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A device's history as a CSV file
+         * @description One row per interval with a stored sample, one column per property the meter measures, each value the one `getDeviceHistory` answers for that property, interval and days, stamped as it stamps it (the interval's last second, +05:30). The header names each unit: `timestamp (IST),energy (kWh),active_power (W),…`. `from` and `to` are IST days (YYYY-MM-DD), at most 366 days apart, as `from_date`/`to_date`; `interval` 15m, 30m, 60m or 1d (default). Any device of any account, spaceless too. Streamed, with Content-Disposition (spec-decisions 174–176).
+         */
+        get: operations["exportDeviceHistoryCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sim/v1/devices/{device_id}/history/span": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The time of a device's oldest and newest stored readings
+         * @description `{device_id, first, last, from, to}`: `first` and `last` the times of its oldest and newest stored samples (+05:30), `from` and `to` their IST days, ready for `history.csv` or `from_date`/`to_date` of the v2 history; all null when nothing is stored. Any device, virtual or external (HX-5).
+         */
+        get: operations["getHistorySpan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sim/v1/devices/{device_id}/load": {
         parameters: {
             query?: never;
@@ -5851,6 +5891,257 @@ export interface operations {
             };
             /** @description Error: `conflict` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    exportDeviceHistoryCsv: {
+        parameters: {
+            query: {
+                /** @description YYYY-MM-DD (zero-padded), an Asia/Kolkata calendar day */
+                from: string;
+                interval?: "15m" | "30m" | "60m" | "1d";
+                /** @description YYYY-MM-DD (zero-padded), an Asia/Kolkata calendar day */
+                to: string;
+            };
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file (text/csv; header line, then one line per interval) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    getHistorySpan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `malformed_url` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

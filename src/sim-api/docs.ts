@@ -242,7 +242,40 @@ const OPERATIONS = {
       'stay (spec-decisions 113). Answers `{devices_removed}`.',
     response: simResponses({ data: object, errors: ['conflict'] }),
   },
+  getHistorySpan: {
+    summary: "The time of a device's oldest and newest stored readings",
+    description:
+      '`{device_id, first, last, from, to}`: `first` and `last` the times of its oldest and newest stored ' +
+      'samples (+05:30), `from` and `to` their IST days, ready for `history.csv` or `from_date`/`to_date` of ' +
+      'the v2 history; all null when nothing is stored. Any device, virtual or external (HX-5).',
+    response: simResponses({ data: object, errors: [...PATH_PARAM, 'not_found'] }),
+  },
 } as const;
+
+/**
+ * [HX-1..HX-4] GET /sim/v1/devices/{device_id}/history.csv: its 200 is a CSV file, not the envelope.
+ */
+export const HISTORY_CSV_DOC = {
+  tags: ['simulation'],
+  security: [{ adminToken: [] }],
+  operationId: 'exportDeviceHistoryCsv',
+  summary: "A device's history as a CSV file",
+  description: [
+    'One row per interval with a stored sample, one column per property the meter measures, each value the',
+    'one `getDeviceHistory` answers for that property, interval and days, stamped as it stamps it (the',
+    "interval's last second, +05:30). The header names each unit: `timestamp (IST),energy (kWh),active_power",
+    '(W),…`. `from` and `to` are IST days (YYYY-MM-DD), at most 366 days apart, as `from_date`/`to_date`;',
+    '`interval` 15m, 30m, 60m or 1d (default). Any device of any account, spaceless too. Streamed, with',
+    'Content-Disposition (spec-decisions 174–176).',
+  ].join(' '),
+  response: {
+    200: {
+      description: 'The CSV file (text/csv; header line, then one line per interval)',
+      content: { 'text/csv': { schema: z.string() } },
+    },
+    ...errorResponses([...ANY_ROUTE, ...PATH_PARAM, 'not_found']),
+  },
+};
 
 /**
  * GET /sim/v1/snapshots/{name}/export: its 200 is the file itself, not the envelope, so it is documented

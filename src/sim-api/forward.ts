@@ -16,6 +16,9 @@ export const LOCAL_SIM_ROUTES: ReadonlySet<string> = new Set([
   'GET /clock',
   'GET /events',
   'GET /events/stream',
+  // A device's stored history (HX-1, HX-5): the store's, and a file the forward would hold whole.
+  'GET /devices/:device_id/history.csv',
+  'GET /devices/:device_id/history/span',
   // Files, not JSON: an instance answers 409 naming the world process, which takes them (routes/snapshots.ts).
   'GET /snapshots/:name/export',
   'POST /snapshots/import',

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../firmware-protocol/mqtt/topics.ts';
 import { MODELS, MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { EXAMPLE_PATH } from '../api/v2/examples.ts';
+import { checkDayRange, INTERVALS, isoDate } from '../api/v2/schemas.ts';
 import { positiveIntParam } from '../http/params.ts';
 import {
   advanceSeconds,
@@ -102,3 +103,15 @@ export const advanceBody = z.strictObject({ seconds: advanceSeconds });
 export const speedBody = z.strictObject({ speed });
 
 export type DeviceBody = z.infer<typeof deviceBody>;
+
+/**
+ * [HX-2] GET /sim/v1/devices/{id}/history.csv: IST days and an interval, validated as endpoint 12
+ * validates its own (the same messages, at `from` and `to`).
+ */
+export const historyCsvQuery = z
+  .object({
+    from: isoDate,
+    to: isoDate,
+    interval: z.enum(INTERVALS).default('1d'),
+  })
+  .superRefine((q, ctx) => checkDayRange(q, 'from', 'to', ctx));

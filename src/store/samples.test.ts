@@ -32,6 +32,17 @@ describe.each(await storeBackends())('$name', ({ name }) => {
       expect(await store.latestSample(pk)).toEqual(sample(pk, T0 + 2 * MIN));
     });
 
+    it('[HX-5] sampleSpan is the oldest and newest ts, per device, whatever the arrival order', async () => {
+      const store = await stores.open();
+      const a = await seedDevice(store, { deviceId: 'a' });
+      const b = await seedDevice(store, { deviceId: 'b' });
+      expect(await store.sampleSpan(a.pk)).toBeNull();
+      await store.insertSamples([sample(a.pk, T0 + 5 * DAY), sample(b.pk, T0 - DAY)]);
+      await store.insertSamples([sample(a.pk, T0), sample(a.pk, T0 + MIN)]);
+      expect(await store.sampleSpan(a.pk)).toEqual({ first: T0, last: T0 + 5 * DAY });
+      expect(await store.sampleSpan(b.pk)).toEqual({ first: T0 - DAY, last: T0 - DAY });
+    });
+
     it('counts per device', async () => {
       const store = await stores.open();
       const a = await seedDevice(store, { deviceId: 'a' });

@@ -22,6 +22,7 @@ import type {
   RegisterContinuityRow,
   SampleProperty,
   SampleRow,
+  SampleSpan,
   Space,
   SpacePatch,
   Store,
@@ -69,7 +70,12 @@ export interface StoreParts {
     setMqttSecretHashes: Part<'setMqttSecretHashes'>;
     mqttSecretHash: Part<'mqttSecretHash'>;
   };
-  samples: { insert: Part<'insertSamples'>; latest: Part<'latestSample'>; count: Part<'countSamples'> };
+  samples: {
+    insert: Part<'insertSamples'>;
+    latest: Part<'latestSample'>;
+    count: Part<'countSamples'>;
+    span: Part<'sampleSpan'>;
+  };
   history: { query: Part<'history'> };
   ledger: { append: Part<'appendLedger'>; since: Part<'ledgerSince'>; totals: Part<'ledgerTotals'> };
   receipts: {
@@ -185,6 +191,9 @@ export abstract class StoreFacade implements Store {
   }
   async countSamples(devicePk: number): Promise<number> {
     return this.#p.samples.count(devicePk);
+  }
+  async sampleSpan(devicePk: number): Promise<SampleSpan | null> {
+    return this.#p.samples.span(devicePk);
   }
   async history(
     devicePk: number,

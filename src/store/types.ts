@@ -94,6 +94,12 @@ export type SampleProperty = (typeof SAMPLE_PROPERTIES)[number];
 /** History bucket sizes, minutes. Buckets are aligned to Asia/Kolkata (+05:30) wall-clock time. */
 export type BucketMinutes = 15 | 30 | 60 | 1440;
 
+/** The times of a device's oldest and newest stored samples, ms since epoch. */
+export interface SampleSpan {
+  first: number;
+  last: number;
+}
+
 export interface HistoryPoint {
   /** Start of the bucket, ms since epoch. */
   bucketStart: number;
@@ -322,6 +328,8 @@ export interface Store extends WorldSnapshotStore {
   /** The sample with the greatest ts (at most `notAfter`, when given). */
   latestSample(devicePk: number, notAfter?: number): Promise<SampleRow | null>;
   countSamples(devicePk: number): Promise<number>;
+  /** The ts of the device's oldest and newest stored samples; null when none is stored (HX-5). */
+  sampleSpan(devicePk: number): Promise<SampleSpan | null>;
   /** Last value of `property` in each bucket with data, for samples with fromTs <= ts < toTs, ascending. */
   history(
     devicePk: number,

@@ -220,7 +220,7 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     ok(await b.sim('POST', `/devices/${t.deviceId}/recharge`, { amount: 100, transaction_id: 'scale-1' }));
   });
 
-  it("the world killed: B still serves the store's view, its meters go offline by their wills, world operations are 503 naming it", async () => {
+  it("the world killed: B still serves the store's view (history.csv and span too [HX-4]), its meters go offline by their wills, world operations are 503 naming it", async () => {
     const t = await tenant(b);
     world.proc.proc.kill('SIGKILL');
     await world.proc.exited;
@@ -235,5 +235,18 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     expect(error.detail).toContain(world.url);
     // Store-only operations still work.
     ok(await b.sim('POST', '/accounts', { name: 'after' }));
+    // [HX-4] A device's history file and span read only the store: B answers them itself.
+    const csv = await fetch(
+      `${b.url}/sim/v1/devices/${t.deviceId}/history.csv?from=2026-01-01&to=2026-01-01`,
+      {
+        headers: { 'x-admin-token': TOKEN },
+      },
+    );
+    expect(csv.status).toBe(200);
+    expect(await csv.text()).toMatch(/^timestamp \(IST\),energy \(kWh\),active_power \(W\),voltage \(V\)/);
+    expect(ok(await b.sim('GET', `/devices/${t.deviceId}/history/span`))).toHaveProperty(
+      'device_id',
+      t.deviceId,
+    );
   });
 });

@@ -74,7 +74,7 @@ const required = (what: string) => (iss: { input: unknown }) =>
 /** Spec rule 5: a message about the format mismatch. */
 const DATE_FORMAT = 'Input should be a date in the format YYYY-MM-DD';
 
-const isoDate = z
+export const isoDate = z
   .string({ error: required(DATE_FORMAT) })
   .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_FORMAT, abort: true })
   .refine((d) => istDayStart(d) !== null, {
@@ -94,20 +94,31 @@ export const historyQuery = z
     to_date: isoDate,
     interval: z.enum(INTERVALS).default('1d'),
   })
-  .superRefine((q, ctx) => {
-    const from = istDayStart(q.from_date) as number;
-    const to = istDayStart(q.to_date) as number;
-    if (from > to)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['from_date'],
-        message: 'Input should be on or before to_date',
-      });
-    else if ((to - from) / DAY_MS + 1 > MAX_HISTORY_DAYS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['to_date'],
-        message: `Range should cover at most ${MAX_HISTORY_DAYS} days`,
-      });
-    }
-  });
+  .superRefine((q, ctx) => checkDayRange(q, 'from_date', 'to_date', ctx));
+
+/**
+ * Spec rule 6 and decision 11, for any pair of day fields (endpoint 12's, and /sim/v1's CSV export,
+ * HX-2): `from` on or before `to`, at most MAX_HISTORY_DAYS days.
+ */
+export function checkDayRange<F extends string, T extends string>(
+  q: Record<F | T, string>,
+  fromKey: F,
+  toKey: T,
+  ctx: z.RefinementCtx,
+): void {
+  const from = istDayStart(q[fromKey]) as number;
+  const to = istDayStart(q[toKey]) as number;
+  if (from > to)
+    ctx.addIssue({
+      code: 'custom',
+      path: [fromKey],
+      message: `Input should be on or before ${toKey}`,
+    });
+  else if ((to - from) / DAY_MS + 1 > MAX_HISTORY_DAYS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [toKey],
+      message: `Range should cover at most ${MAX_HISTORY_DAYS} days`,
+    });
+  }
+}

@@ -79,6 +79,33 @@ export async function sim(method, path, body) {
   return r;
 }
 
+/**
+ * A file from /sim/v1 (history.csv, HX-1): `{ok: true, blob, filename}` (the name from its
+ * Content-Disposition, else `fallback`), or the refusal in words as `call` gives it.
+ */
+export async function simFile(path, fallback) {
+  let res;
+  try {
+    res = await fetch(`/sim/v1${path}`, { headers: { 'x-admin-token': session.token() ?? '' } });
+  } catch {
+    reached(false);
+    return { ok: false, status: 0, code: 'unreachable', message: 'the service cannot be reached' };
+  }
+  reached(true);
+  if (!res.ok) {
+    const json = await res.json().catch(() => null);
+    if (res.status === 401) for (const f of authListeners) f({ status: 401 });
+    return {
+      ok: false,
+      status: res.status,
+      code: json?.error?.code,
+      message: describeError(json, res.status),
+    };
+  }
+  const named = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '');
+  return { ok: true, blob: await res.blob(), filename: named?.[1] ?? fallback };
+}
+
 /** This tab's mint of a key per account, under way: concurrent first uses wait for the one mint. */
 const minting = new Map();
 

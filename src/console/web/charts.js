@@ -17,10 +17,15 @@ const fmtDate = (tpl) => uPlot.fmtDate(DATE_STYLE.reduce((t, [re, to]) => t.repl
 
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
-/** `xs` ms since epoch, `ys` numbers; `label` names the series and its unit. */
-export function TimeChart({ xs, ys, label, height = 180, stepped = false }) {
+/**
+ * `xs` ms since epoch, `ys` numbers; `label` names the series and its unit; `empty` what it says with
+ * no points; `onDrawn` is called on the frame after new data were drawn.
+ */
+export function TimeChart({ xs, ys, label, height = 180, stepped = false, empty = 'no data yet', onDrawn }) {
   const box = useRef(null);
   const plot = useRef(null);
+  const drawn = useRef(onDrawn);
+  drawn.current = onDrawn;
   useEffect(() => {
     const el = box.current;
     const stroke = css('--accent') || '#2563eb';
@@ -63,8 +68,9 @@ export function TimeChart({ xs, ys, label, height = 180, stepped = false }) {
     p.setData([xs.map((x) => x / 1000), ys]);
     // One point alone would stretch the axis over years: show the hour around it instead.
     if (xs.length === 1) p.setScale('x', { min: xs[0] / 1000 - 1800, max: xs[0] / 1000 + 1800 });
+    if (drawn.current) requestAnimationFrame(() => drawn.current?.());
   }, [xs, ys]);
-  return html`<div class="chart" ref=${box}>
-    ${xs.length === 0 ? html`<p class="chart-empty muted">no data yet</p>` : null}
+  return html`<div class="chart" ref=${box} data-points=${xs.length}>
+    ${xs.length === 0 ? html`<p class="chart-empty muted">${empty}</p>` : null}
   </div>`;
 }

@@ -1,5 +1,5 @@
-// One meter: what the fleet row says, its live power and balance, its history from the v2 API, every
-// control, its events and its MQTT traffic (the journal filtered by its device id).
+// One meter: what the fleet row says, its live power and balance, its history by date (history.js),
+// every control, its events and its MQTT traffic (the journal filtered by its device id).
 
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -11,21 +11,11 @@ import { cutoffHint } from './cutoff.js';
 import { EventList } from './events.js';
 import { isWaiting } from './fleet.js';
 import { ago, clockText, eventTime, istDate, kwh, relayText, rupees, tariffText, watts } from './format.js';
+import { History } from './history.js';
 import { useEvery, useLive } from './hooks.js';
 import { live, virtualNow } from './live.js';
 import { ConnectLines } from './provision.js';
 
-const PROPERTIES = [
-  'active_power',
-  'energy',
-  'voltage',
-  'current',
-  'power_factor',
-  'apparent_power',
-  'reactive_power',
-];
-/** How many IST days each interval shows, ending today (virtual). */
-const SPAN_DAYS = { '15m': 1, '30m': 2, '60m': 7, '1d': 30 };
 const MAX_POINTS = 600;
 
 /** Series kept per meter for the session, fed by whatever the console hears (poll or stream). */
@@ -81,48 +71,6 @@ async function seedSeries(row, s) {
       withBalance.map((e) => e.data.balance / 100),
     );
   }
-}
-
-function History({ row }) {
-  const [property, setProperty] = useState('active_power');
-  const [interval, setBucket] = useState('60m');
-  const [data, setData] = useState({ xs: [], ys: [], unit: '', error: null });
-  useEffect(() => {
-    const now = virtualNow() ?? Date.now();
-    const to = istDate(now);
-    const from = istDate(now - (SPAN_DAYS[interval] - 1) * 86_400_000);
-    const q = `property_id=${property}&from_date=${from}&to_date=${to}&interval=${interval}`;
-    let gone = false;
-    v2(row.account_id, 'GET', `/devices/${encodeURIComponent(row.device_id)}/metrics/history?${q}`).then(
-      (r) => {
-        if (gone) return;
-        if (!r.ok) return setData({ xs: [], ys: [], unit: '', error: r.message });
-        const readings = r.data.readings;
-        setData({
-          xs: readings.map((p) => Date.parse(p.timestamp)),
-          ys: readings.map((p) => p.value),
-          unit: readings[0]?.unit ?? '',
-          error: null,
-        });
-      },
-    );
-    return () => {
-      gone = true;
-    };
-  }, [row.device_id, property, interval]);
-  return html`<div class="card">
-    <div class="card-head"><h3>History</h3>
-      <select aria-label="history property" value=${property} onChange=${(e) => setProperty(e.currentTarget.value)}>
-        ${PROPERTIES.map((p) => html`<option value=${p}>${p}</option>`)}
-      </select>
-      <span class="pills">${Object.keys(SPAN_DAYS).map(
-        (i) =>
-          html`<button type="button" class=${i === interval ? 'on' : ''} onClick=${() => setBucket(i)}>${i}</button>`,
-      )}</span>
-    </div>
-    ${data.error ? html`<p class="bad">${data.error}</p>` : null}
-    <${TimeChart} xs=${data.xs} ys=${data.ys} label=${`${property}${data.unit ? ` (${data.unit})` : ''}`} />
-  </div>`;
 }
 
 function Facts({ row, detail, now }) {
@@ -226,7 +174,7 @@ export function Meter({ id, onClose }) {
         : html`<div class="card"><h3>Live power</h3><${TimeChart} xs=${s.power.xs} ys=${s.power.ys} label="active_power (W)" height=${140} /></div>
     <div class="card"><h3>Balance over time (₹)</h3><${TimeChart} xs=${s.balance.xs} ys=${s.balance.ys} label="balance (₹)" height=${140} stepped=${true} /></div>
     <${Controls} key=${id} row=${row} detail=${detail} onChanged=${readDetail} />
-    <${History} row=${row} />`
+    <${History} key=${id} row=${row} />`
     }
     <${MeterEvents} id=${id} />
     <p class="muted small">Times are IST; the live charts hold what this page heard since it opened (${eventTime(s.power.xs[0], virtualNow())} on).</p>

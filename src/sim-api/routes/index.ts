@@ -15,6 +15,7 @@ import { clockRoutes } from './clock.ts';
 import { type SimContext, simContext } from './context.ts';
 import { buttonRoutes } from './devices/button.ts';
 import { faultRoutes } from './devices/faults.ts';
+import { historyRoutes } from './devices/history.ts';
 import { loadRoutes } from './devices/load.ts';
 import { onlineRoutes } from './devices/online.ts';
 import { policyRoutes } from './devices/prepaid-policy.ts';
@@ -93,6 +94,7 @@ export async function simRoutes(app: FastifyInstance, opts: SimRoutesOptions): P
     clockRoutes,
     backfillRoutes,
     fleetRoutes,
+    historyRoutes,
   ];
   for (const routes of files) await app.register(routes, ctx);
 }

@@ -11,7 +11,7 @@
 import type pg from 'pg';
 import { bucketStart, DAY_MS, QUARTER_HOUR_MS } from '../buckets.ts';
 import { assertSampleTs, keepLatest, type StoredSample, toSampleRow, VALUE_COLUMNS } from '../sample-row.ts';
-import type { SampleRow } from '../types.ts';
+import type { SampleRow, SampleSpan } from '../types.ts';
 
 const VALUES = VALUE_COLUMNS.join(', ');
 /** unnest()'s argument casts: device_pk, ts, then the value columns. */
@@ -86,6 +86,16 @@ export class Samples {
       [devicePk],
     );
     return rows[0]!.n;
+  }
+
+  async span(devicePk: number): Promise<SampleSpan | null> {
+    // min and max of the primary key (device_pk, ts): each an index seek. bigint comes back as text.
+    const { rows } = await this.#pool.query<{ first: string | null; last: string | null }>(
+      'SELECT min(ts) AS first, max(ts) AS last FROM samples WHERE device_pk = $1',
+      [devicePk],
+    );
+    const { first, last } = rows[0]!;
+    return first === null || last === null ? null : { first: Number(first), last: Number(last) };
   }
 }
 

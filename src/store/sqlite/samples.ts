@@ -14,7 +14,7 @@ import {
   toSampleRow,
   VALUE_COLUMNS as VALUE_COLUMN_LIST,
 } from '../sample-row.ts';
-import type { SampleRow } from '../types.ts';
+import type { SampleRow, SampleSpan } from '../types.ts';
 
 /** Column order of every samples-shaped statement here. */
 const VALUE_COLUMNS = VALUE_COLUMN_LIST.join(', ');
@@ -41,6 +41,7 @@ export class Samples {
   readonly #upsert1d: Database.Statement<RollupTuple>;
   readonly #latest: Database.Statement<[number, number], StoredSample>;
   readonly #count: Database.Statement<[number], { n: number }>;
+  readonly #span: Database.Statement<[number, number], { first: number | null; last: number | null }>;
   readonly #insertMany: (rows: readonly SampleRow[]) => number;
 
   constructor(db: Database.Database) {
@@ -53,6 +54,10 @@ export class Samples {
       SELECT device_pk, ts, ${VALUE_COLUMNS} FROM samples WHERE device_pk = ? AND ts <= ?
       ORDER BY ts DESC LIMIT 1`);
     this.#count = db.prepare('SELECT count(*) AS n FROM samples WHERE device_pk = ?');
+    // Both ends of the primary key (device_pk, ts): two index seeks, not a scan.
+    this.#span = db.prepare(`
+      SELECT (SELECT min(ts) FROM samples WHERE device_pk = ?) AS first,
+             (SELECT max(ts) FROM samples WHERE device_pk = ?) AS last`);
     this.#insertMany = db.transaction((rows: readonly SampleRow[]) => this.#write(rows));
   }
 
@@ -69,6 +74,11 @@ export class Samples {
 
   count(devicePk: number): number {
     return this.#count.get(devicePk)!.n;
+  }
+
+  span(devicePk: number): SampleSpan | null {
+    const { first, last } = this.#span.get(devicePk, devicePk)!;
+    return first === null || last === null ? null : { first, last };
   }
 
   #write(rows: readonly SampleRow[]): number {

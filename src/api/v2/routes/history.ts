@@ -5,22 +5,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { success } from '../../../http/envelope.ts';
 import { ApiError } from '../../../http/errors.ts';
-import type { BucketMinutes, SampleProperty } from '../../../store/types.ts';
-import { DAY_MS, istDayStart, istIsoSecondsFormatter } from '../../../time/ist.ts';
+import type { SampleProperty } from '../../../store/types.ts';
 import { ownDevice } from '../access.ts';
 import type { V2Options } from '../context.ts';
 import * as ex from '../examples.ts';
+import { dayRange, historyStamper, readHistory } from '../history-read.ts';
 import * as R from '../responses.ts';
 import { DEVICE, responses } from '../responses.ts';
-import { deviceParams, historyQuery, type INTERVALS } from '../schemas.ts';
+import { deviceParams, historyQuery } from '../schemas.ts';
 import { propertiesOf } from '../views.ts';
-
-const BUCKETS: Record<(typeof INTERVALS)[number], BucketMinutes> = {
-  '15m': 15,
-  '30m': 30,
-  '60m': 60,
-  '1d': 1440,
-};
 
 const HISTORY_DESCRIPTION = [
   'Raw meter values at the end of each interval (not consumption: for a cumulative property,',
@@ -61,18 +54,19 @@ export async function historyRoutes(app: FastifyInstance, { world }: V2Options):
         q.property_id === 'active_energy' ? 'energy' : (q.property_id as SampleProperty);
       const property = propertiesOf(device, twins.get(device.deviceId)).find((p) => p.property_id === stored);
       if (!property) throw ApiError.validation([{ loc: ['property_id'], msg: 'Invalid property ID' }]);
-      const bucket = BUCKETS[q.interval];
-      const bucketMs = bucket * 60_000;
-      const fromTs = istDayStart(q.from_date) as number;
-      const toTs = (istDayStart(q.to_date) as number) + DAY_MS;
-      const points = await store.history(device.pk, stored, fromTs, toTs, bucket);
-      // One Date per day, not per reading: toIstIsoSeconds was half the time of a year at 15m.
-      const stamp = istIsoSecondsFormatter();
+      const points = await readHistory(
+        store,
+        device.pk,
+        stored,
+        dayRange(q.from_date, q.to_date),
+        q.interval,
+      );
+      const stamp = historyStamper(q.interval);
       const readings = points.map((p) => ({
         property_id: q.property_id,
         value: p.value,
         unit: property.unit,
-        timestamp: stamp(p.bucketStart + bucketMs - 1000),
+        timestamp: stamp(p),
       }));
       return success(now(), {
         device_id: device.deviceId,
