@@ -73,7 +73,9 @@ function summary(data: ReportData, checks: CheckMark[]): string {
     data.kind === 'scenario'
       ? `<b>${data.runs.length}</b> scenario${data.runs.length === 1 ? '' : 's'}`
       : null,
-    `<b>${checks.length}</b> expectation${checks.length === 1 ? '' : 's'}: <b class="ok">${checks.length - failed} passed</b>, <b class="${failed > 0 ? 'bad' : ''}">${failed} failed</b>`,
+    data.kind === 'replay' && checks.length === 0
+      ? null
+      : `<b>${checks.length}</b> expectation${checks.length === 1 ? '' : 's'}: <b class="ok">${checks.length - failed} passed</b>, <b class="${failed > 0 ? 'bad' : ''}">${failed} failed</b>`,
     unbuilt > 0 ? `<b class="bad">${unbuilt} world${unbuilt === 1 ? '' : 's'} not built</b>` : null,
     `took ${esc(span(data.wallMs))} (wall), covered ${esc(span(vt))} of virtual time`,
     seeds.length > 0 ? `seed${seeds.length === 1 ? '' : 's'} ${esc(seedList(seeds as number[]))}` : null,
@@ -101,7 +103,7 @@ function failedIn(r: RunData): number {
 function contents(runs: RunData[]): string {
   const items = runs.map((r, i) => {
     const bad = failedIn(r);
-    return `<li class="${bad ? 'fail' : 'pass'}"><a href="#run-${i + 1}"><span class="badge">${bad ? `✗ ${bad}` : '✓'}</span> ${esc(r.name)}</a></li>`;
+    return `<li class="${bad ? 'fail' : 'pass'}"><span class="badge">${bad ? `✗ ${bad}` : '✓'}</span> <a href="#run-${i + 1}">${esc(r.name)}</a></li>`;
   });
   return `<nav aria-label="runs"><ol>${items.join('')}</ol></nav>`;
 }
@@ -125,7 +127,7 @@ function run(r: RunData, i: number): string {
     ...r.notes.map(esc),
   ];
   return `<section class="run ${bad ? 'fail' : 'pass'}" id="run-${i + 1}">
-<h2><span class="badge">${bad ? `✗ ${bad} failed` : '✓ passed'}</span> ${esc(r.name)}</h2>
+<h2><span class="badge">${bad ? `✗ ${bad} failed` : r.checks.length > 0 ? '✓ passed' : '✓'}</span> ${esc(r.name)}</h2>
 <p class="meta">${meta.filter((x) => x !== null).join(' · ')}</p>
 ${r.setupError ? `<p class="setup bad">the world could not be built: ${esc(r.setupError)}</p>` : ''}
 ${r.thinned ? '<p class="note">Long run: samples thinned to fit the page (each kept sample is the one of its neighbours drawing most power); every relay change and event is shown.</p>' : ''}

@@ -24,8 +24,16 @@ export const PAGE_SCRIPT = `
   function fixed(places, unit) {
     return function (u, v) { return v == null ? '—' : v.toFixed(places) + unit; };
   }
+  /** An axis as wide as its longest value (uPlot's default is fixed, and clips 1524.000 kWh). */
+  function axisSize(u, values, axisIdx, cycleNum) {
+    var a = u.axes[axisIdx];
+    if (cycleNum > 1) return a._size;
+    var longest = (values || []).reduce(function (w, v) { return String(v).length > w.length ? String(v) : w; }, '');
+    u.ctx.font = a.font[0];
+    return Math.ceil(a.ticks.size + a.gap + u.ctx.measureText(longest).width / (window.devicePixelRatio || 1)) + 6;
+  }
   function axis(scale, side, label, fmt) {
-    return { scale: scale, side: side, label: label, stroke: INK, labelSize: 18, size: 56,
+    return { scale: scale, side: side, label: label, stroke: INK, labelSize: 18, size: axisSize,
       grid: { stroke: GRID, width: 1 }, ticks: { stroke: GRID, width: 1 },
       values: fmt ? function (u, vals) { return vals.map(fmt); } : undefined };
   }
@@ -39,7 +47,8 @@ export const PAGE_SCRIPT = `
     xs.forEach(function (x) {
       while (k < m.relay.length && m.relay[k][0] <= x) { on = m.relay[k][1]; k++; }
       var i = at[x];
-      p.push(i >= 0 ? m.p[i] : null); e.push(i >= 0 ? m.e[i] : null); b.push(i >= 0 ? m.b[i] : null);
+      // An open relay passes no current: the power drops there, not at the next sample.
+      p.push(i >= 0 ? m.p[i] : on === 0 ? 0 : null); e.push(i >= 0 ? m.e[i] : null); b.push(i >= 0 ? m.b[i] : null);
       relay.push(on);
     });
     return { xs: xs, p: p, e: e, b: b, relay: relay };

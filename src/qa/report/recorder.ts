@@ -7,8 +7,8 @@ import { atPlaces, DEFAULT_PLACES, placesOf } from './format.ts';
 import type { CheckMark, Mark, MeterSeries, RunData } from './model.ts';
 
 export const MAX_METERS = 50;
-/** Samples kept per meter: enough for a chart as wide as a screen, twice over. */
-export const POINTS = 1200;
+/** Samples kept per meter (up to twice this before a thinning): about a screen's width of points. */
+export const POINTS = 600;
 export const MAX_MARKS = 2000;
 export const MAX_RELAY = 2000;
 export const MAX_CHECKS = 5000;
