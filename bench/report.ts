@@ -5,7 +5,7 @@
 //
 // Run: npx tsx bench/report.ts [--rounds 5] [--check] [--keep out.html]
 
-import { readdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,13 @@ const times: number[] = [];
 let bytes = 0;
 for (let i = 0; i < rounds; i++) {
   const start = performance.now();
-  bytes = await writeReport(out, { kind: 'scenario', title: dir, writtenAt: Date.now(), wallMs: runMs, runs });
+  bytes = await writeReport(out, {
+    kind: 'scenario',
+    title: dir,
+    writtenAt: Date.now(),
+    wallMs: runMs,
+    runs,
+  });
   times.push(performance.now() - start);
 }
 times.sort((a, b) => a - b);

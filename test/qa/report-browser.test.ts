@@ -110,17 +110,17 @@ describeBrowser('the HTML report in Chromium', () => {
 
   it('RP-5, RP-6: a failed expectation is visible, says what was seen, and links to its line', async () => {
     const { page } = await deskPage();
-    await expect(page.locator('header .summary').innerText()).resolves.toContain('2 failed');
+    await expect(page.locator('header .summary').textContent()).resolves.toContain('2 failed');
     const row = page.locator('tr.fail').first();
     expect(await row.isVisible()).toBe(true);
-    const text = await row.innerText();
+    const text = await row.textContent();
     expect(text).toContain('✗ FAILED');
     expect(text).toContain('+10m');
     expect(text).toContain('this one fails on purpose');
     expect(text).toContain('expected true, got false');
     expect(text).toContain('"balance":-1');
     const link = row.locator('a.src');
-    expect(await link.innerText()).toBe(`hostile-cutoff.yaml:${FAILING_LINE}`);
+    expect(await link.textContent()).toBe(`hostile-cutoff.yaml:${FAILING_LINE}`);
     const href = new URL((await link.getAttribute('href'))!, page.url());
     expect(href.hash).toBe(`#L${FAILING_LINE}`);
     expect(fileURLToPath(href.href.replace(/#.*/, ''))).toBe(resolve(REPO_ROOT, SCENARIO));
@@ -131,7 +131,7 @@ describeBrowser('the HTML report in Chromium', () => {
   it('RP-1, RP-2: markup in names stays text, and the page fetches nothing', async () => {
     const { page, requests } = await deskPage();
     expect(await page.evaluate(() => (globalThis as unknown as Win).pwned)).toBeUndefined();
-    expect(await page.locator('section.run h2').first().innerText()).toContain(
+    expect(await page.locator('section.run h2').first().textContent()).toContain(
       'Cut-off </script><script>window.pwned=1</script> & a failing check',
     );
     expect(requests).toEqual([page.url()]);
@@ -151,7 +151,7 @@ describeBrowser('the HTML report in Chromium', () => {
     expect(replayRun.code).toBe(0);
     const { page } = await open(replayReport);
     expect(await page.locator('figure.meter figcaption').allInnerTexts()).toEqual(['MTR-GAP-1']);
-    await expect(page.locator('section.run .meta').innerText()).resolves.toContain('300 samples');
+    await expect(page.locator('section.run .meta').textContent()).resolves.toContain('300 samples');
     const events = await page.locator('details.marks li').allTextContents();
     expect(events.some((e) => e.includes('offline'))).toBe(true);
     expect(events.some((e) => e.includes('online'))).toBe(true);

@@ -174,7 +174,7 @@ function marksList(marks: Mark[]): string {
 }
 
 /**
- * What the script draws, compact: times as ms after the run's start, values already at their
+ * What the script draws, compact: times as ms after the run's start (samples' as steps), values at their
  * meter's places [RP-4], marks and checks by index into the tables above.
  */
 function chartData(data: ReportData) {
@@ -186,7 +186,8 @@ function chartData(data: ReportData) {
       meters: r.meters.map((m) => ({
         id: m.id,
         places: m.places,
-        t: m.t.map((t) => t - r.vtStart),
+        // Seconds since the sample before (the run's start for the first): a third of the bytes of times.
+        dt: m.t.map((t, k) => (t - (k > 0 ? m.t[k - 1]! : r.vtStart)) / 1000),
         p: m.power,
         e: m.energy,
         b: m.balance,

@@ -14,6 +14,7 @@ export const PAGE_SCRIPT = `
   var OK = dark ? '#3fb950' : '#1a7f37';
   var BAD = dark ? '#ff7b72' : '#cf222e';
   var IST = 19800000;
+  var MIN_AXIS = window.innerWidth < 700 ? 40 : 64;
   function ist(ms) { return new Date(ms + IST).toISOString().slice(0, 19).replace('T', ' '); }
   function span(ms) {
     var s = Math.round(ms / 1000), out = '';
@@ -30,7 +31,8 @@ export const PAGE_SCRIPT = `
     if (cycleNum > 1) return a._size;
     var longest = (values || []).reduce(function (w, v) { return String(v).length > w.length ? String(v) : w; }, '');
     u.ctx.font = a.font[0];
-    return Math.ceil(a.ticks.size + a.gap + u.ctx.measureText(longest).width / (window.devicePixelRatio || 1)) + 6;
+    var need = Math.ceil(a.ticks.size + a.gap + u.ctx.measureText(longest).width / (window.devicePixelRatio || 1)) + 6;
+    return Math.max(MIN_AXIS, need); // at least MIN_AXIS, so a meter's two charts line up
   }
   function axis(scale, side, label, fmt) {
     return { scale: scale, side: side, label: label, stroke: INK, labelSize: 18, size: axisSize,
@@ -39,8 +41,8 @@ export const PAGE_SCRIPT = `
   }
   /** Sample times and relay changes as one ascending axis; values null where a series has none. */
   function align(m) {
-    var at = {}, xs = [];
-    m.t.forEach(function (t, i) { at[t] = i; xs.push(t); });
+    var at = {}, xs = [], t = 0;
+    m.dt.forEach(function (d, i) { t += Math.round(d * 1000); at[t] = i; xs.push(t); });
     m.relay.forEach(function (r) { if (!(r[0] in at)) { at[r[0]] = -1; xs.push(r[0]); } });
     xs.sort(function (a, b) { return a - b; });
     var p = [], e = [], b = [], relay = [], k = 0, on = m.relay.length ? m.relay[0][1] : null;

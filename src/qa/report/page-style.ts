@@ -57,6 +57,9 @@ footer { color: var(--muted); font-size: 12px; padding: 16px; }
 .key i { display: inline-block; width: 14px; height: 0; border-top: 2px dashed; vertical-align: middle;
   margin-right: 4px; }
 @media (max-width: 700px) {
+  h1 { font-size: 16px; } h2 { font-size: 15px; }
+  header.top, main, nav, footer { padding: 0 10px; }
+  figure.meter { padding: 4px; }
   table.checks thead { display: none; }
   table.checks tr { display: grid; grid-template-columns: auto 1fr; gap: 0 8px; padding: 6px 0;
     border-bottom: 1px solid var(--line); }

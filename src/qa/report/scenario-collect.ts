@@ -14,6 +14,8 @@ import { RunRecorder } from './recorder.ts';
 /** A message bigger than the contract allows (MC-3.1) is not charted. */
 const MAX_PAYLOAD = 256 * 1024;
 const CHANNELS = new Set(['info', 'state', 'telemetry']);
+const QUIET_MS = 40;
+const SETTLE_MS = 2000;
 
 export class ScenarioCollector implements ScenarioObserver {
   readonly #rec = new RunRecorder();
@@ -23,6 +25,8 @@ export class ScenarioCollector implements ScenarioObserver {
   #vtEnd: number | null = null;
   /** Past the timeline: the service stopping (its meters saying goodbye) is not part of the run. */
   #over = false;
+  /** When the watcher last received a message (wall ms). */
+  #lastMessage = 0;
   /** Meters seen going offline: only their return is an `online` mark, not every first connection. */
   readonly #wentOffline = new Set<string>();
   readonly #wallStart = performance.now();
@@ -32,7 +36,7 @@ export class ScenarioCollector implements ScenarioObserver {
     this.#clock = clock;
     this.#vtStart = clock();
     messages.on('message', (topic, payload) => {
-      if (this.#over) return;
+      this.#lastMessage = performance.now();
       const [root, version, id, channel, extra] = topic.split('/');
       if (root !== 'meterstack' || version !== 'v1' || !id || extra !== undefined) return;
       if (!CHANNELS.has(channel ?? '') || payload.length > MAX_PAYLOAD) return;
@@ -71,9 +75,17 @@ export class ScenarioCollector implements ScenarioObserver {
       });
   }
 
-  finished(): void {
+  /**
+   * No more marks; the meters' last messages are still on their way to the watcher (an advance returns
+   * once the service stored them, not once every subscriber has them): waits until it has been quiet
+   * for QUIET_MS, at most SETTLE_MS.
+   */
+  async finished(): Promise<void> {
     this.#over = true;
     this.#unsubscribe();
+    const until = performance.now() + SETTLE_MS;
+    while (performance.now() < until && performance.now() - this.#lastMessage < QUIET_MS)
+      await new Promise((r) => setTimeout(r, QUIET_MS / 2));
   }
 
   /** The run as the report shows it, once runScenario has returned its report. */

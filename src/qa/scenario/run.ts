@@ -45,8 +45,8 @@ export interface ScenarioReport {
 export interface ScenarioObserver {
   started?(svc: RunningService, messages: MessageSource): void;
   stepDone?(report: StepReport, step: Step): void;
-  /** The timeline is over; what follows is the service stopping. */
-  finished?(): void;
+  /** The timeline is over; what follows is the service stopping (awaited first). */
+  finished?(): Promise<void> | void;
 }
 
 const ADMIN_TOKEN = 'scenario-admin-token';
@@ -148,7 +148,7 @@ export async function runScenario(
       observer.stepDone?.(report.steps.at(-1)!, step);
       for (const c of out.checks) c.failure === null ? report.passed++ : report.failed++;
     }
-    observer.finished?.();
+    await observer.finished?.();
     return report;
   } finally {
     await mqtt.endAsync(true);
