@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeBrowser, launchBrowser, type TestBrowser } from '../console/browser.ts';
 import { REPO_ROOT } from '../helpers/child.ts';
 import { tempDir } from '../helpers/service.ts';
@@ -17,6 +17,7 @@ const SCENARIO = 'test/qa/fixtures/report/hostile-cutoff.yaml';
 /** The step that fails on purpose. */
 const FAILING_LINE = 22;
 const tmp = tempDir('meterstack-report-');
+afterAll(() => tmp.remove());
 
 function cli(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done) => {
@@ -72,10 +73,7 @@ describeBrowser('the HTML report in Chromium', () => {
       launchBrowser(),
     ]);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    tmp.remove();
-  });
+  afterAll(() => browser?.close());
 
   /** The report opened, with every request it makes recorded. */
   async function open(file: string, width = 1280): Promise<{ page: Page; requests: string[] }> {
@@ -158,5 +156,19 @@ describeBrowser('the HTML report in Chromium', () => {
     expect((await seriesPixels(page, '.chart.power canvas', POWER))[0]).toBeGreaterThan(200);
     expect(browser.errors).toEqual([]);
     await page.context().close();
+  });
+});
+
+describe('--report where it cannot be written', () => {
+  it('is a usage error (exit 2) before anything runs, for scenario run and replay alike', async () => {
+    const missing = join(tmp.dir, 'no-such-folder', 'r.html');
+    const [s, r] = await Promise.all([
+      cli(['scenario', 'run', SCENARIO, '--report', missing]),
+      cli(['replay', 'fixtures/traces/offline-gap.jsonl', '--instant', '--report', tmp.dir]),
+    ]);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain(`--report ${missing}: no folder`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is a folder; give a file name such as report.html');
   });
 });
