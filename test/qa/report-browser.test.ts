@@ -103,6 +103,11 @@ describeBrowser('the HTML report in Chromium', () => {
     const balance = await seriesPixels(page, '.chart.balance canvas', BALANCE);
     expect(power).toHaveLength(2);
     for (const n of [...power, ...balance]) expect(n).toBeGreaterThan(200);
+    // The marks on the same axis: the service's events, not the meters' first connections.
+    const events = await page.locator('#run-1 details.marks li').allTextContents();
+    for (const what of ['cut-off MTR-PP-1', 'recharge MTR-PP-1', 'offline MTR-PO-2', 'online MTR-PO-2'])
+      expect(events.some((e) => e.includes(what))).toBe(true);
+    expect(events.filter((e) => e.includes('online')).length).toBe(1);
     expect(browser.errors).toEqual([]);
   });
 

@@ -103,5 +103,7 @@ describe('RunRecorder', () => {
     expect(out.marks.length).toBeLessThanOrEqual(2000);
     expect(out.marks[0]!.text.length).toBeLessThanOrEqual(2001);
     expect(out.thinned).toBe(true);
+    const named = new RunRecorder().result({ ...run, name: 'n'.repeat(1e6), setupError: 'e'.repeat(1e6) });
+    expect(named.name.length + named.setupError!.length).toBeLessThanOrEqual(4002);
   });
 });

@@ -124,6 +124,11 @@ export class RunRecorder {
     for (const m of meters) m.relay.sort((a, b) => a[0] - b[0]);
     return {
       ...run,
+      // A scenario's name, a trace's file name, a world's refusal: texts like any other [RP-3].
+      file: cut(run.file),
+      name: cut(run.name),
+      setupError: run.setupError === null ? null : cut(run.setupError),
+      notes: run.notes.slice(0, 20).map(cut),
       meters,
       marks: [...this.#marks].sort((a, b) => a.t - b.t),
       checks: [...this.#checks].sort((a, b) => a.t - b.t || a.step - b.step),
