@@ -129,6 +129,11 @@ describeBrowser('the HTML report in Chromium', () => {
     expect(fileURLToPath(href.href.replace(/#.*/, ''))).toBe(resolve(REPO_ROOT, SCENARIO));
     const line = readFileSync(resolve(REPO_ROOT, SCENARIO), 'utf8').split('\n')[FAILING_LINE - 1];
     expect(line).toContain('this one fails on purpose');
+    // Only what failed: the passing rows go, the failures stay.
+    await page.locator('#only-failed').check();
+    expect(await page.locator('table.checks tr.pass').first().isVisible()).toBe(false);
+    expect(await row.isVisible()).toBe(true);
+    await page.locator('#only-failed').uncheck();
   });
 
   it('RP-1, RP-2: markup in names stays text, and the page fetches nothing', async () => {

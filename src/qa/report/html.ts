@@ -49,6 +49,7 @@ export function reportHtml(data: ReportData, assets: ReportAssets): string {
 <header class="top ${failed > 0 ? 'fail' : 'pass'}">
 <h1>${esc(title)}</h1>
 ${summary(data, checks)}
+${failed > 0 ? '<p class="filter"><label><input type="checkbox" id="only-failed"> only what failed</label></p>' : ''}
 </header>
 ${data.runs.length > 1 ? contents(data.runs) : ''}
 <main>

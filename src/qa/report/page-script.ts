@@ -145,6 +145,8 @@ export const PAGE_SCRIPT = `
     });
     charts.push({ el: powerEl, u: power }, { el: balanceEl, u: balance });
   });
+  var only = document.getElementById('only-failed');
+  if (only) only.addEventListener('change', function () { document.body.classList.toggle('only-failed', only.checked); });
   var pending = false;
   window.addEventListener('resize', function () {
     if (pending) return;

@@ -18,6 +18,8 @@ header.top.pass h1::before { content: "✓ "; color: var(--ok); }
 h1 { font-size: 20px; margin: 0 0 4px; overflow-wrap: anywhere; }
 h2 { font-size: 17px; margin: 0 0 4px; overflow-wrap: anywhere; }
 .summary { margin: 0 0 12px; color: var(--muted); }
+.filter { margin: -6px 0 10px; font-size: 13px; }
+.only-failed section.run.pass, .only-failed nav li.pass, .only-failed table.checks tr.pass { display: none; }
 .summary b { color: var(--fg); }
 .ok { color: var(--ok); } .bad { color: var(--bad); }
 b.ok { color: var(--ok); } b.bad { color: var(--bad); }
