@@ -10,6 +10,8 @@ import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
 import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';
 import { embeddedTarget, type Target, TargetError } from '../qa/replay/target.ts';
+import { ReplayCollector } from '../qa/report/replay-collect.ts';
+import { reportPathProblem, sourceHref, writeReport } from '../qa/report/write.ts';
 import { loadTrace } from '../qa/traces/load.ts';
 import { TraceError } from '../qa/traces/types.ts';
 import { joinNegativeNumbers, usageError } from './usage.ts';
@@ -48,6 +50,8 @@ pace:
 output:
   --export <out.csv>          after the replay, what the service stored for the meter, as
                               GET /sim/v1/devices/{id}/history.csv writes it (15-minute intervals)
+  --report <file>             also write an HTML report there: the meter's power, energy, balance and
+                              relay over trace time, with the trace's events (one file, no network)
 
 Progress (stderr) is printed every second: trace time covered, samples/s, ETA. Ctrl-C stops the
 replay cleanly and exits 130.
@@ -111,6 +115,8 @@ export async function runReplay(argv: string[]): Promise<void> {
   } catch (err) {
     return usageError('replay', (err as Error).message, REPLAY_HELP);
   }
+  const reportProblem = v.report === undefined ? null : await reportPathProblem(v.report);
+  if (reportProblem) return usageError('replay', reportProblem, REPLAY_HELP);
   let target: Target | null = null;
   try {
     const pace: Pace = v.instant ? { kind: 'instant' } : { kind: 'speed', speed: f.speed };
@@ -131,6 +137,7 @@ export async function runReplay(argv: string[]): Promise<void> {
       process.stderr.write('\nmeterstack replay: interrupted; stopping (Ctrl-C again to quit at once)\n');
     });
     const progress = progressReporter(process.stderr);
+    const collector = v.report === undefined ? null : new ReplayCollector(trace.model);
     const started = performance.now();
     const r = await replay({
       trace,
@@ -149,11 +156,34 @@ export async function runReplay(argv: string[]): Promise<void> {
       meter: f.meter,
       onProgress: progress.update,
       signal: abort.signal,
+      ...(collector && { watch: collector }),
     });
     progress.end();
     const secs = (performance.now() - started) / 1000;
     const d = r.device;
     const exported = exportFile && (await exportStoredHistory(target, d.deviceId, exportFile));
+    if (collector && v.report !== undefined)
+      await writeReport(v.report, {
+        kind: 'replay',
+        title: `${trace.file} as ${d.deviceId}`,
+        writtenAt: Date.now(),
+        wallMs: secs * 1000,
+        runs: [
+          collector.result({
+            file: trace.file,
+            href: sourceHref(v.report, trace.file),
+            name: `${trace.file} (${trace.format}) as ${d.deviceId}`,
+            seed: null,
+            vtStart: trace.firstTs,
+            vtEnd: Math.max(trace.firstTs, r.lastTs),
+            setupError: null,
+            notes: [
+              `${r.samples} samples, ${r.events} events${r.loops > 1 ? `, ${r.loops} passes` : ''}${r.interrupted ? ', interrupted' : ''}`,
+              `energy ${energyKwhAtWh(r.energyMwms)} kWh, balance ${r.balance} paise (${r.mode})`,
+            ],
+          }),
+        ],
+      });
     // An embedded service stops with the replay: its URL and the device's secrets would be stale.
     const serving = Boolean(v.url) || Boolean(v['keep-serving']);
     process.stdout.write(
@@ -226,6 +256,7 @@ function parse(argv: string[]) {
       instant: { type: 'boolean' },
       loop: { type: 'boolean' },
       loops: { type: 'string' },
+      report: { type: 'string' },
     },
   });
 }

@@ -32,6 +32,11 @@ export interface ReplayOptions {
   meter: { mode?: string; balance?: number; ebTariff?: number; dgTariff?: number; activeTariff?: 1 | 2 };
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
+  /** Sees the meter's messages and the trace's events as they play (the HTML report, src/qa/report). */
+  watch?: {
+    message(deviceId: string, channel: 'state' | 'telemetry', json: unknown): void;
+    traceEvent(deviceId: string, event: TraceEvent, ts: number): void;
+  };
   /** Wall clock for pacing (injected for tests). */
   wall?: () => number;
 }
@@ -101,6 +106,7 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
     now: () => cursor,
     periodS: Math.min(86_400, trace.periodMs / 1000),
     batch: opts.pace.kind === 'instant',
+    ...(opts.watch && { watch: opts.watch.message.bind(opts.watch) }),
   });
   await fw.connect();
 
@@ -139,6 +145,7 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
           samples++;
           lastSampleTs = ts;
         } else {
+          opts.watch?.traceEvent(device.deviceId, entry.event, ts);
           await applyEvent(fw, entry, ts, loop, sampleAtSameInstant(trace.entries, i));
           events++;
         }

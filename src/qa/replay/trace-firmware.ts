@@ -21,6 +21,8 @@ export interface TraceFirmwareOptions {
   /** Hold samples until a full message's worth is queued (instant replay), rather than send each at once. */
   batch: boolean;
   log?: (msg: string) => void;
+  /** Sees each state and telemetry message as the meter makes it (the HTML report, src/qa/report). */
+  watch?: (deviceId: string, channel: 'state' | 'telemetry', json: unknown) => void;
 }
 
 export class TraceFirmware {
@@ -53,7 +55,11 @@ export class TraceFirmware {
         telemetry_period_s: opts.periodS,
         properties: [...PROPERTY_CATALOGUE[this.#state.model]],
       }),
-      state: (now) => stateToWire(reportedState(this.#state, now)),
+      state: (now) => {
+        const wire = stateToWire(reportedState(this.#state, now));
+        opts.watch?.(id, 'state', wire); // the state it announces on each connection [MC-6.3]
+        return wire;
+      },
       answer: (id, command) => this.apply({ type: 'command', id, command }, opts.now()),
       onAnnounced: () => this.#connectSample(),
       holdPartial: opts.batch,
@@ -89,8 +95,11 @@ export class TraceFirmware {
     let reply: CommandReply | undefined;
     for (const effect of effects) {
       if (effect.type === 'telemetry') this.#queue(effect.sample);
-      else if (effect.type === 'state') this.#link.publish('state', stateToWire(effect.state));
-      else if (effect.type === 'reply') reply = effect.reply;
+      else if (effect.type === 'state') {
+        const wire = stateToWire(effect.state);
+        this.#opts.watch?.(this.#state.deviceId, 'state', wire);
+        this.#link.publish('state', wire);
+      } else if (effect.type === 'reply') reply = effect.reply;
     }
     this.#link.flush(!this.#opts.batch);
     return reply;
@@ -99,6 +108,7 @@ export class TraceFirmware {
   #queue(sample: Sample): void {
     if (sample.ts <= this.#lastTs) return; // [MC-6.7] a connect sample at the instant of the last one
     this.#lastTs = sample.ts;
+    this.#opts.watch?.(this.#state.deviceId, 'telemetry', { v: 1, samples: [sample] });
     this.#link.queue(sample); // apply() flushes once its effects are in
   }
 

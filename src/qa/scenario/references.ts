@@ -62,3 +62,8 @@ export function badMeterReferences(s: Scenario): BadReference[] {
   });
   return out;
 }
+
+/** The meters a step names (the HTML report draws its checks on their charts). */
+export function stepMeters(step: Step): string[] {
+  return [...new Set(meterFields(step).map(([, id]) => decoded(id)))];
+}

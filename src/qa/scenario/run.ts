@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectMqtt } from '../../mqtt/connect.ts';
-import { ADMIN_MQTT_USERNAME, type ServiceConfig, startService } from '../../service.ts';
+import { ADMIN_MQTT_USERNAME, type RunningService, type ServiceConfig, startService } from '../../service.ts';
 import { seedFromSnapshot } from '../../world/from-snapshot.ts';
 import { adoptWorld } from './adopt.ts';
-import { ScenarioContext } from './context.ts';
-import type { Scenario } from './schema.ts';
+import { type MessageSource, ScenarioContext } from './context.ts';
+import type { Scenario, Step } from './schema.ts';
 import { type Check, runStep } from './steps.ts';
 import { buildWorld } from './world.ts';
 
@@ -38,11 +38,23 @@ export interface ScenarioReport {
   failed: number;
 }
 
+/**
+ * What a caller may watch of a run (the HTML report's collector, src/qa/report): the service and its
+ * MQTT messages once it runs (before the world is built), then each step once done.
+ */
+export interface ScenarioObserver {
+  started?(svc: RunningService, messages: MessageSource): void;
+  stepDone?(report: StepReport, step: Step): void;
+  /** The timeline is over; what follows is the service stopping (awaited first). */
+  finished?(): Promise<void> | void;
+}
+
 const ADMIN_TOKEN = 'scenario-admin-token';
 
 export async function runScenario(
   file: string,
   scenario: Scenario & { stepLines?: number[] },
+  observer: ScenarioObserver = {},
 ): Promise<ScenarioReport> {
   const report: ScenarioReport = {
     file,
@@ -97,6 +109,7 @@ export async function runScenario(
     clientId: 'scenario-watcher',
   });
   try {
+    observer.started?.(svc, mqtt);
     await mqtt.subscribeAsync('meterstack/v1/#', { qos: 1 });
     const ctx = new ScenarioContext(svc, mqtt, () => scenario.world.accounts[0]!.name);
     try {
@@ -132,8 +145,10 @@ export async function runScenario(
         ...(step.name && { name: step.name }),
         checks: out.checks,
       });
+      observer.stepDone?.(report.steps.at(-1)!, step);
       for (const c of out.checks) c.failure === null ? report.passed++ : report.failed++;
     }
+    await observer.finished?.();
     return report;
   } finally {
     await mqtt.endAsync(true);
