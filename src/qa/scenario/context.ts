@@ -39,6 +39,8 @@ export class ScenarioContext {
   /** The newest event seq when the previous step and this one began (only kept when a step needs it). */
   previousStepSeq = 0;
   stepSeq = 0;
+  /** The virtual time the timeline began at: what `at: 18m45s` counts from [SC-1]; null until known. */
+  startVt: number | null = null;
 
   constructor(
     readonly svc: Pick<RunningService, 'httpUrl' | 'adminToken'>,

@@ -15,20 +15,21 @@ const EVENT_TYPE_NAMES = [
   ...new Set(EVENT_TYPES.filter((t) => t.includes('.')).map((t) => `${t.split('.')[0]}.*`)),
 ];
 
-export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+/** One or more parts, largest first as people write them: `90s`, `15m`, `18m45s`, `1h30m`, `1.5s`. */
+export const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/;
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** "90s", "15m", "2h", "1d" or a whole number of seconds -> ms. */
+/** "90s", "15m", "18m45s", "2h", "1d" or a whole number of seconds -> ms. */
 export function durationMs(value: string | number): number {
   if (typeof value === 'number') return value * 1000;
-  const m = DURATION.exec(value)!;
-  return Math.round(Number(m[1]) * UNIT_MS[m[2]!]!);
+  let ms = 0;
+  for (const [, n, unit] of value.matchAll(PART)) ms += Number(n) * UNIT_MS[unit!]!;
+  return Math.round(ms);
 }
 
-const duration = z.union([
-  z.number().int().min(0),
-  z.string().regex(DURATION, 'a duration such as 90s, 15m, 2h or 1d'),
-]);
+const DURATION_HELP = 'a duration such as 90s, 15m, 18m45s, 2h or 1d';
+const duration = z.union([z.number().int().min(0), z.string().regex(DURATION, DURATION_HELP)]);
 const meterId = z.string().regex(DEVICE_ID_PATTERN, 'a device id: 1-64 characters of A-Z a-z 0-9 _ . -');
 const name = z.string().min(1).max(200);
 /** A meter of the world: the settings of `POST /sim/v1/devices`, named by `id`. */
@@ -144,6 +145,13 @@ export const expectEventSchema = z.strictObject({
   count: z.unknown().optional(),
   /** Only events since the previous step began (default: since the scenario started). */
   since: z.enum(['start', 'previous_step']).default('start'),
+  /**
+   * [SC-1] When, in virtual time: an offset from the scenario's start (`18m45s`, or seconds) or an
+   * instant (`2026-01-05T00:18:45+05:30`). Only events within `within` of it count.
+   */
+  at: z.union([duration, z.iso.datetime({ offset: true, local: false })]).optional(),
+  /** [SC-1] With `at`: how far from it (virtual time, either side) an event may be; default 0, the exact ms. */
+  within: duration.optional(),
   /** Wait up to this long for a match (real time). */
   within_s: z.number().min(0).max(30).default(2),
 });
@@ -266,6 +274,13 @@ export const stepSchema = z
       });
     else if (step.expect && actions[0] !== 'call' && actions[0] !== 'history')
       ctx.addIssue({ code: 'custom', path: ['expect'], message: 'expect goes with call or history' });
+    const e = step.expect_event;
+    if (e?.within !== undefined && e.at === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expect_event', 'within'],
+        message: 'within goes with at: a window around that virtual time (within_s is the real-time wait)',
+      });
   });
 
 export const scenarioSchema = z.strictObject({
