@@ -15,7 +15,7 @@ const TABLE = [
   ['store', '^src/store/', 'time firmware-protocol'],
   ['events', '^src/events/', 'log'],
   ['broker', '^src/broker/', 'events mqtt log net firmware-protocol'],
-  ['devices', '^src/devices/', 'events store mqtt log firmware-protocol'],
+  ['devices', '^src/devices/', 'events store mqtt log time firmware-protocol'],
   ['world', '^src/world/', 'devices broker events store simulator log time firmware-protocol'],
   ['http', '^src/http/', 'events log time'],
   ['api', '^src/api/', 'http world devices store simulator log time firmware-protocol'],
