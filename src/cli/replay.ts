@@ -3,7 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
-import { energyKwhAtWh } from '../../simulator/meter/index.ts';
+import { energyKwhAtWh, RESOLUTIONS } from '../../simulator/meter/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
@@ -11,6 +11,7 @@ import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';
 import { embeddedTarget, type Target, TargetError } from '../qa/replay/target.ts';
 import { loadTrace } from '../qa/traces/load.ts';
 import { TraceError } from '../qa/traces/types.ts';
+import { kwhText } from '../units/readable.ts';
 import { joinNegativeNumbers, usageError } from './usage.ts';
 
 export const REPLAY_HELP = `usage: meterstack replay <trace.csv|trace.jsonl> [flags]
@@ -157,8 +158,8 @@ export async function runReplay(argv: string[]): Promise<void> {
         serving
           ? `service  ${target.httpUrl}`
           : 'service  embedded, stopped with the replay (--keep-serving keeps it running)',
-        // As the meter reports it [MC-7.7]: to the Wh, not the register's binary fraction.
-        `energy   ${energyKwhAtWh(r.energyMwms)} kWh`,
+        // As the meter reports it [MC-7.7]: at its declared resolution, not the register's binary fraction.
+        `energy   ${kwhText(energyKwhAtWh(r.energyMwms), RESOLUTIONS[trace.model].energy)}`,
         `balance  ${r.balance} paise (${r.mode})`,
         r.buffered > 0
           ? `the trace ends offline: ${r.buffered} samples stay in the meter's buffer`
