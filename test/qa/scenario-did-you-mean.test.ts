@@ -62,4 +62,21 @@ describe('did you mean, when a scenario loads [SC-5]', () => {
     // Keys that are data, among others, are fields, not operators.
     expect(problems('  - expect_event: { type: meter.cutoff, data: { balance: { $lt: 0 } } }\n')).toEqual([]);
   });
+
+  it('SC-5: a restore or clear_faults naming almost what an earlier step named', () => {
+    expect(problems('  - snapshot: before-outage\n  - restore: befor-outage\n')).toEqual([
+      't.yaml:10:14: timeline[1].restore: no snapshot "befor-outage" named before this step (did you mean before-outage?)',
+    ]);
+    expect(
+      problems(
+        '  - fault: { meter: MTR-A1, kind: silence, as_id: quiet }\n  - clear_faults: { meter: MTR-A1, fault: quite }\n',
+      ),
+    ).toEqual([
+      't.yaml:10:43: timeline[1].clear_faults.fault: no fault "quite" named before this step (did you mean quiet?)',
+    ]);
+    // A name nothing in the file is near may be the service's own: a fault id, a snapshot file's.
+    expect(problems('  - restore: from-the-file\n  - clear_faults: { meter: MTR-A1, fault: F3 }\n')).toEqual(
+      [],
+    );
+  });
 });

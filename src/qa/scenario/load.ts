@@ -8,7 +8,7 @@ import { isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { didYouMean } from '../did-you-mean.ts';
 import { keysAt } from './keys-at.ts';
-import { badMeterReferences, badOperators } from './references.ts';
+import { badMeterReferences, badOperators, nearMissNames } from './references.ts';
 import { NO_ACTION, type Scenario, scenarioSchema, type WorldSpec, worldSchema } from './schema.ts';
 
 /** A scenario as loaded: where it came from, each step's line, `from_snapshot` resolved to a path. */
@@ -85,7 +85,11 @@ export function parseScenario(file: string, text: string): LoadedScenario {
         .slice(0, 20)
         .map((issue) => located(issue.path, issueMessage(scenarioSchema, issue))),
     );
-  const bad = [...badMeterReferences(result.data), ...badOperators(result.data)];
+  const bad = [
+    ...badMeterReferences(result.data),
+    ...badOperators(result.data),
+    ...nearMissNames(result.data),
+  ];
   if (bad.length > 0) throw new ScenarioError(bad.slice(0, 20).map((b) => located(b.path, b.message)));
   const stepLines = result.data.timeline.map((_, i) => {
     const node = doc.getIn(['timeline', i], true);

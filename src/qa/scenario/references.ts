@@ -125,3 +125,28 @@ export function badOperators(s: Scenario): BadReference[] {
   });
   return out;
 }
+
+/**
+ * [SC-5] A `restore` or `clear_faults` naming something an earlier step named almost so: a snapshot
+ * saved, a fault's `as_id`. Only a near miss is refused (a name nothing in the file names may be in
+ * the service already: a snapshot file's, a fault id such as F3).
+ */
+export function nearMissNames(s: Scenario): BadReference[] {
+  const out: BadReference[] = [];
+  const snapshots = new Set<string>();
+  const faults = new Set<string>();
+  const check = (path: (string | number)[], name: string, known: Set<string>, what: string) => {
+    if (known.has(name)) return;
+    const guess = didYouMean(name, known);
+    if (guess)
+      out.push({ path, message: `no ${what} ${JSON.stringify(name)} named before this step${guess}` });
+  };
+  s.timeline.forEach((step, i) => {
+    if (step.restore !== undefined) check(['timeline', i, 'restore'], step.restore, snapshots, 'snapshot');
+    const f = step.clear_faults?.fault;
+    if (f !== undefined) check(['timeline', i, 'clear_faults', 'fault'], f, faults, 'fault');
+    if (step.snapshot !== undefined) snapshots.add(step.snapshot);
+    if (step.fault?.as_id !== undefined) faults.add(step.fault.as_id);
+  });
+  return out;
+}
