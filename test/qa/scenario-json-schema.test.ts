@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { starterScenario } from '../../src/qa/scenario/init.ts';
 import { SCENARIO_SCHEMA_PATH, scenarioJsonSchemaText } from '../../src/qa/scenario/json-schema.ts';
 import { REPO_ROOT } from '../helpers/child.ts';
 
@@ -47,6 +48,11 @@ describe('the scenario JSON Schema [SC-3]', () => {
       const ok = validate(parse(readFileSync(join(DIR, f), 'utf8')));
       expect(ok ? [] : validate.errors, f).toEqual([]);
     }
+  });
+
+  it('SC-3: and the scenario `scenario init` writes (SC-4)', () => {
+    const ok = validate(parse(starterScenario('x', '../schema/scenario.schema.json')));
+    expect(ok ? [] : validate.errors).toEqual([]);
   });
 
   it('SC-3: and flags an unknown key, a bad duration and a step field out of range', () => {
