@@ -102,6 +102,13 @@ describe('expect_event', () => {
     expect(after.checks[0]!.failure).toBeNull();
   });
 
+  it('SC-1: an offset needs the start to count from; without one the step fails saying so', async () => {
+    const out = await step({ expect_event: { type: 'meter.cutoff', at: '5m', within_s: 0 } });
+    expect(out.checks).toEqual([
+      { what: 'at', failure: "the scenario's start time is not known: give at as an instant" },
+    ]);
+  });
+
   it('an unknown type is refused when the file is loaded, at its line', () => {
     const text = [
       'name: x',

@@ -28,15 +28,19 @@ interface Window {
   text: string;
 }
 
-function windowOf(e: ExpectEvent, start: number | null): Window | null | string {
-  if (e.at === undefined) return null;
+/** The step's window: none without `at`; a problem when an offset has no start to count from. */
+type WindowOf = { ok: true; window: Window | null } | { ok: false; problem: string };
+
+function windowOf(e: ExpectEvent, start: number | null): WindowOf {
+  if (e.at === undefined) return { ok: true, window: null };
   const offset = typeof e.at === 'number' || !e.at.includes('T');
-  if (offset && start === null) return "the scenario's start time is not known: give at as an instant";
+  if (offset && start === null)
+    return { ok: false, problem: "the scenario's start time is not known: give at as an instant" };
   const at = atMs(e.at, start ?? 0);
   const within = e.within === undefined ? 0 : durationMs(e.within);
   const written = typeof e.at === 'number' ? `${e.at}s` : e.at;
   const plus = e.within === undefined ? '' : ` ± ${typeof e.within === 'number' ? `${e.within}s` : e.within}`;
-  return { from: at - within, to: at + within, text: `at ${written}${plus}` };
+  return { ok: true, window: { from: at - within, to: at + within, text: `at ${written}${plus}` } };
 }
 
 /** Events that never belong in a failure message: they come by wall time or from the runner itself. */
@@ -68,9 +72,10 @@ export async function expectEvent(ctx: ScenarioContext, e: ExpectEvent): Promise
   const since = e.since === 'previous_step' ? ctx.previousStepSeq : 0;
   const count = e.count ?? { $gte: 1 };
   const of = e.meter ? ` of ${e.meter}` : '';
-  const win = windowOf(e, ctx.startVt);
-  const label = `event ${e.type}${of}${e.data ? ` with ${show(e.data)}` : ''}${win && typeof win !== 'string' ? ` ${win.text}` : ''}${e.since === 'previous_step' ? ' since the previous step' : ''}`;
-  if (typeof win === 'string') return { label, checks: [{ what: 'at', failure: win }] };
+  const w = windowOf(e, ctx.startVt);
+  const win = w.ok ? w.window : null;
+  const label = `event ${e.type}${of}${e.data ? ` with ${show(e.data)}` : ''}${win ? ` ${win.text}` : ''}${e.since === 'previous_step' ? ' since the previous step' : ''}`;
+  if (!w.ok) return { label, checks: [{ what: 'at', failure: w.problem }] };
   const inWindow = (ev: Event) => win === null || (ev.vt >= win.from && ev.vt <= win.to);
   const fits = (ev: Event) => inWindow(ev) && (!e.data || match(e.data, ev.data) === null);
   let candidates: Event[] = [];
