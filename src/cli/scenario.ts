@@ -25,6 +25,10 @@ where:
   --out <file>     write the text report there instead of stdout
 
 exit status: 0 all expectations held, 1 one failed, 2 a file is invalid
+
+Editors complete and check scenario files from the JSON Schema in the package,
+schema/scenario.schema.json: name it on a file's first line with
+  # yaml-language-server: $schema=<its path>
 `;
 
 export async function runScenario(argv: string[]): Promise<void> {
