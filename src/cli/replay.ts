@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { energyKwhAtWh, RESOLUTIONS } from '../../simulator/meter/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
+import { didYouMean } from '../qa/did-you-mean.ts';
 import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
 import { type Pace, replay, traceTime } from '../qa/replay/replay.ts';
@@ -64,7 +65,9 @@ function checkFlags(v: ReturnType<typeof parse>['values'], positionals: string[]
   if (positionals.length > 1)
     throw new UsageProblem(`give one trace file, got ${positionals.length}: ${positionals.join(' ')}`);
   if (v.mode !== undefined && !MODES.includes(v.mode as never))
-    throw new UsageProblem(`--mode must be one of ${MODES.join(', ')}, got ${v.mode}`);
+    throw new UsageProblem(
+      `--mode must be one of ${MODES.join(', ')}, got ${v.mode}${didYouMean(v.mode, MODES)}`,
+    );
   const speed = v.speed === undefined ? 1 : Number(v.speed);
   if (!(speed > 0) || !Number.isFinite(speed))
     throw new UsageProblem(`--speed must be a number greater than 0, got ${v.speed}`);

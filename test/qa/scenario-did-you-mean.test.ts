@@ -55,6 +55,12 @@ describe('did you mean, when a scenario loads [SC-5]', () => {
     );
   });
 
+  it('SC-5: a value that is not one of its options', () => {
+    expect(problems('  - call: { method: GTE, path: /api/v2/devices }\n')).toEqual([
+      't.yaml:9:21: timeline[0].call.method: Invalid option: expected one of "GET"|"PUT"|"POST"|"DELETE" (did you mean GET?)',
+    ]);
+  });
+
   it('SC-5: an operator in an expectation', () => {
     expect(problems('  - expect_meter: { meter: MTR-B7, balance: { $gtee: 0 } }\n')).toEqual([
       't.yaml:9:54: timeline[0].expect_meter.balance.$gtee: unknown operator $gtee (did you mean $gte?) (one of $eq $ne $gt $gte $lt $lte $approx $tol $matches $contains $length $exists $one_of)',

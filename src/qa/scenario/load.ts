@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isNode, LineCounter, parseDocument } from 'yaml';
+import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { didYouMean } from '../did-you-mean.ts';
 import { keysAt } from './keys-at.ts';
@@ -42,6 +42,17 @@ function issueMessage(schema: z.core.$ZodType, issue: z.core.$ZodIssue): string 
   if (issue.code !== 'unrecognized_keys') return issue.message;
   const known = keysAt(schema, issue.path);
   return issue.keys.map((k) => `unknown key '${k}'${didYouMean(k, known)}`).join('; ');
+}
+
+/** [SC-5] A value not among a field's options (`method: GTE`, `mode: prepiad`): the one probably meant. */
+function optionGuess(doc: Document, issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_value') return '';
+  const given = doc.getIn(issue.path as unknown[]);
+  if (typeof given !== 'string') return '';
+  return didYouMean(
+    given,
+    issue.values.filter((v): v is string => typeof v === 'string'),
+  );
 }
 
 /**
@@ -83,7 +94,7 @@ export function parseScenario(file: string, text: string): LoadedScenario {
     throw new ScenarioError(
       tellable(result.error.issues)
         .slice(0, 20)
-        .map((issue) => located(issue.path, issueMessage(scenarioSchema, issue))),
+        .map((issue) => located(issue.path, issueMessage(scenarioSchema, issue) + optionGuess(doc, issue))),
     );
   const bad = [
     ...badMeterReferences(result.data),
