@@ -7,13 +7,16 @@ import { packageRoot } from '../package-root.ts';
 import { INIT_NAME, initFileName, starterScenario } from '../qa/scenario/init.ts';
 import { SCENARIO_SCHEMA_PATH } from '../qa/scenario/json-schema.ts';
 
-/** Writes the starting scenario; a problem is returned for the caller's usage error (exit 2). */
-export async function scenarioInit(args: string[]): Promise<string | null> {
+/**
+ * Writes the starting scenario in `dir` (the current folder); a problem is returned for the caller's
+ * usage error (exit 2).
+ */
+export async function scenarioInit(args: string[], dir = process.cwd()): Promise<string | null> {
   if (args.length !== 1) return 'init takes one name: meterstack scenario init <name>';
   const name = args[0]!;
   if (!INIT_NAME.test(name))
     return `init: '${name}' is not a name for a scenario file: 1-100 of A-Z a-z 0-9 _ . - , starting with a letter or digit`;
-  const file = resolve(initFileName(name));
+  const file = resolve(dir, initFileName(name));
   const schema = join(packageRoot(), SCENARIO_SCHEMA_PATH);
   const ref = relative(dirname(file), schema).split(sep).join('/');
   try {

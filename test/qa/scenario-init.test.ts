@@ -1,11 +1,14 @@
 // `meterstack scenario init <name>` as a real process in an empty folder (SC-4): the file it writes
-// names the package's JSON Schema by a path that reaches it, and runs green as written; it never
-// overwrites, refuses a name that is no file name, and a mistyped subcommand gets "did you mean".
+// names the package's JSON Schema by a path that reaches it, and runs green as written. In this
+// process: it never overwrites, refuses a name that is no file name, and a mistyped subcommand gets
+// "did you mean".
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { runScenario } from '../../src/cli/scenario.ts';
+import { scenarioInit } from '../../src/cli/scenario-init.ts';
 import { SCENARIO_SCHEMA_PATH } from '../../src/qa/scenario/json-schema.ts';
 import { REPO_ROOT } from '../helpers/child.ts';
 import { tempDir } from '../helpers/service.ts';
@@ -45,16 +48,22 @@ describe('meterstack scenario init [SC-4]', () => {
   }, 30_000);
 
   it('SC-4: never overwrites; refuses a name that is no file name; a typo of init is told', async () => {
-    const [again, bad, typo] = await Promise.all([
-      scenario(['init', 'first-check']),
-      scenario(['init', '../elsewhere']),
-      scenario(['inti', 'x']),
-    ]);
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain('first-check.yaml already exists');
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("'../elsewhere' is not a name for a scenario file");
-    expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain("unknown subcommand 'inti' (did you mean init?)");
-  }, 30_000);
+    // In this process: the file from the test above is there.
+    expect(await scenarioInit(['first-check'], tmp.dir)).toBe(
+      'init: first-check.yaml already exists; remove it or give another name',
+    );
+    expect(await scenarioInit(['../elsewhere'], tmp.dir)).toMatch(
+      /^init: '\.\.\/elsewhere' is not a name for a scenario file/,
+    );
+    expect(await scenarioInit([], tmp.dir)).toBe('init takes one name: meterstack scenario init <name>');
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      await runScenario(['inti', 'x']);
+      expect(String(stderr.mock.calls[0]?.[0])).toContain("unknown subcommand 'inti' (did you mean init?)");
+      expect(process.exitCode).toBe(2);
+    } finally {
+      stderr.mockRestore();
+      process.exitCode = 0;
+    }
+  });
 });
