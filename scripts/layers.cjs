@@ -5,6 +5,7 @@
 const TABLE = [
   ['firmware-protocol', '^firmware-protocol/', ''],
   ['time', '^src/time/', ''],
+  ['units', '^src/units/', ''],
   ['net', '^src/net/', ''],
   ['package-root', '^src/package-root\\.ts$', ''],
   ['log', '^src/log/', ''],
@@ -15,13 +16,13 @@ const TABLE = [
   ['store', '^src/store/', 'time firmware-protocol'],
   ['events', '^src/events/', 'log'],
   ['broker', '^src/broker/', 'events mqtt log net firmware-protocol'],
-  ['devices', '^src/devices/', 'events store mqtt log firmware-protocol'],
+  ['devices', '^src/devices/', 'events store mqtt log time units firmware-protocol'],
   ['world', '^src/world/', 'devices broker events store simulator log time firmware-protocol'],
   ['http', '^src/http/', 'events log time'],
   ['api', '^src/api/', 'http world devices store simulator log time firmware-protocol'],
   ['sim-api', '^src/sim-api/', 'api http world devices events store simulator time firmware-protocol'],
   ['console', '^src/console/', 'http package-root'],
-  ['extensions', '^src/extensions/', 'events store log time'],
+  ['extensions', '^src/extensions/', 'events store log time units'],
   ['app', '^src/app\\.ts$', 'console sim-api api http world events'],
   [
     'service',
@@ -34,14 +35,18 @@ const TABLE = [
     'service app extensions sim-api api http world devices broker events store log net',
   ],
   ['client', '^src/client/', 'http'],
-  ['qa', '^src/qa/', 'service sim-api world events store simulator meter-link mqtt time firmware-protocol'],
+  [
+    'qa',
+    '^src/qa/',
+    'service sim-api world events store simulator meter-link mqtt time units firmware-protocol',
+  ],
   ['harness', '^src/harness/', 'qa client service extensions log'],
   ['fleet-worker', '^src/fleet-worker/', 'simulator log firmware-protocol'],
   ['bridge', '^src/bridge/', 'simulator meter-link serial firmware-protocol'],
   [
     'cli',
     '^src/cli/',
-    'bridge fleet-worker qa api-instance service extensions http world broker store simulator serial log package-root time firmware-protocol',
+    'bridge fleet-worker qa api-instance service extensions http world broker store simulator serial log package-root time units firmware-protocol',
   ],
 ];
 

@@ -3,8 +3,9 @@
 
 import { parseArgs } from 'node:util';
 import { MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
-import { energyKwhAtWh } from '../../simulator/meter/index.ts';
+import { energyKwhAtWh, RESOLUTIONS } from '../../simulator/meter/index.ts';
 import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
+import { didYouMean } from '../qa/did-you-mean.ts';
 import { exportStoredHistory, openExportFile } from '../qa/replay/export.ts';
 import { DEFAULT_KNOWN_DEVICES } from '../qa/replay/known-devices.ts';
 import { progressReporter } from '../qa/replay/progress.ts';
@@ -14,6 +15,7 @@ import { ReplayCollector } from '../qa/report/replay-collect.ts';
 import { reportPathProblem, sourceHref, writeReport } from '../qa/report/write.ts';
 import { loadTrace } from '../qa/traces/load.ts';
 import { TraceError } from '../qa/traces/types.ts';
+import { kwhText } from '../units/readable.ts';
 import { joinNegativeNumbers, usageError } from './usage.ts';
 
 export const REPLAY_HELP = `usage: meterstack replay <trace.csv|trace.jsonl> [flags]
@@ -72,7 +74,9 @@ function checkFlags(v: ReturnType<typeof parse>['values'], positionals: string[]
   if (positionals.length > 1)
     throw new UsageProblem(`give one trace file, got ${positionals.length}: ${positionals.join(' ')}`);
   if (v.mode !== undefined && !MODES.includes(v.mode as never))
-    throw new UsageProblem(`--mode must be one of ${MODES.join(', ')}, got ${v.mode}`);
+    throw new UsageProblem(
+      `--mode must be one of ${MODES.join(', ')}, got ${v.mode}${didYouMean(v.mode, MODES)}`,
+    );
   const speed = v.speed === undefined ? 1 : Number(v.speed);
   if (!(speed > 0) || !Number.isFinite(speed))
     throw new UsageProblem(`--speed must be a number greater than 0, got ${v.speed}`);
@@ -194,8 +198,8 @@ export async function runReplay(argv: string[]): Promise<void> {
         serving
           ? `service  ${target.httpUrl}`
           : 'service  embedded, stopped with the replay (--keep-serving keeps it running)',
-        // As the meter reports it [MC-7.7]: to the Wh, not the register's binary fraction.
-        `energy   ${energyKwhAtWh(r.energyMwms)} kWh`,
+        // As the meter reports it [MC-7.7]: at its declared resolution, not the register's binary fraction.
+        `energy   ${kwhText(energyKwhAtWh(r.energyMwms), RESOLUTIONS[trace.model].energy)}`,
         `balance  ${r.balance} paise (${r.mode})`,
         r.buffered > 0
           ? `the trace ends offline: ${r.buffered} samples stay in the meter's buffer`

@@ -2,9 +2,11 @@
 // against fresh embedded services and reports; exit 1 when any expectation failed, 2 when a file is
 // invalid. A directory stands for its scenario files, in name order.
 
+import { existsSync } from 'node:fs';
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { didYouMean } from '../qa/did-you-mean.ts';
 import type { RunData } from '../qa/report/model.ts';
 import { ScenarioCollector } from '../qa/report/scenario-collect.ts';
 import { reportPathProblem, sourceHref, writeReport } from '../qa/report/write.ts';
@@ -14,6 +16,7 @@ import { runScenario as runOne, type ScenarioReport } from '../qa/scenario/run.t
 import { joinNegativeNumbers, usageError } from './usage.ts';
 
 export const SCENARIO_HELP = `usage: meterstack scenario [run] <file.yaml|file.json|directory>... [flags]
+       meterstack scenario init <name>   write <name>.yaml, a commented scenario to start from
 
 Runs each scenario on its own embedded meterstack (in-memory store, virtual clock fixed at the
 scenario's clock.start, moved only by the timeline) and prints one report. A directory runs every
@@ -28,6 +31,10 @@ where:
                    network needed to open it)
 
 exit status: 0 all expectations held, 1 one failed, 2 a file is invalid
+
+Editors complete and check scenario files from the JSON Schema in the package,
+schema/scenario.schema.json: name it on a file's first line with
+  # yaml-language-server: $schema=<its path>
 `;
 
 export async function runScenario(argv: string[]): Promise<void> {
@@ -42,9 +49,18 @@ export async function runScenario(argv: string[]): Promise<void> {
     process.stdout.write(SCENARIO_HELP);
     return;
   }
+  if (positionals[0] === 'init') {
+    const problem = await (await import('./scenario-init.ts')).scenarioInit(positionals.slice(1));
+    return problem === null ? undefined : usage(problem);
+  }
   // `run` may be left out: `meterstack scenario fixtures/scenarios`.
   const args = positionals[0] === 'run' ? positionals.slice(1) : positionals;
   if (args.length === 0) return usage('give at least one scenario file or directory');
+  // A mistyped subcommand (`scenario inti x`) is not a missing file.
+  const sub = args[0]!;
+  const guess =
+    args === positionals && !/[./\\]/.test(sub) && !existsSync(sub) ? didYouMean(sub, SUBCOMMANDS) : '';
+  if (guess) return usage(`unknown subcommand '${sub}'${guess}`);
   const files: string[] = [];
   for (const arg of args) {
     const dir = await stat(arg).then(
@@ -108,6 +124,7 @@ export async function runScenario(argv: string[]): Promise<void> {
 }
 
 const SCENARIO_FILE = /\.(ya?ml|json)$/i;
+const SUBCOMMANDS = ['run', 'init'];
 
 function usage(msg: string): void {
   usageError('scenario', msg, SCENARIO_HELP);

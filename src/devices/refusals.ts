@@ -116,6 +116,11 @@ export class RefusalLog {
     this.#report?.({ reason, count: n, detail: told, deviceId: from });
   }
 
+  /** Counts `n` refusals the caller tells in its own words (or not at all): no line, no event. */
+  count(reason: RefusalReason, n = 1): void {
+    this.counts[reason] += n;
+  }
+
   /** Counts each item under its reason; one log line per reason, about the first item of it. */
   refuseGrouped<T extends { reason: RefusalReason }>(
     items: readonly T[],

@@ -6,17 +6,10 @@
 // keeps finer registers says so with `resolution`; an honest meter's values come through unchanged.
 
 import type { InfoPayload, SamplePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+import { DEFAULT_STEPS } from '../units/readable.ts';
 
-/** The step of each value a sample may carry, when its meter declared none. */
-export const DEFAULT_RESOLUTIONS = {
-  energy: 0.001,
-  active_power: 0.1,
-  voltage: 0.01,
-  current: 0.001,
-  power_factor: 0.001,
-  apparent_power: 0.1,
-  reactive_power: 0.1,
-} as const;
+/** The step of each value a sample may carry, when its meter declared none (one list: units/). */
+export const DEFAULT_RESOLUTIONS = DEFAULT_STEPS;
 
 type Reading = keyof typeof DEFAULT_RESOLUTIONS;
 const READINGS = Object.keys(DEFAULT_RESOLUTIONS) as Reading[];

@@ -6,6 +6,7 @@
 // one, and the meter that keeps reporting the run is believed. Pure: verdicts in, the next state out.
 
 import type { SamplePayload } from '../../firmware-protocol/mqtt/schemas.ts';
+import { logTime } from './log-time.ts';
 import { energyRefusal } from './plausibility.ts';
 import type { RefusalReason } from './refusals.ts';
 import { plus, type RegisterContinuity } from './register-continuity.ts';
@@ -105,7 +106,7 @@ export function reanchorLine(deviceId: string, { run, from }: Reanchor): string 
   const last = run[run.length - 1]!;
   return (
     `twins: re-anchored ${deviceId}'s energy series [MC-7.13]: ${run.length} samples in a row ` +
-    `(ts=${first.ts} energy=${first.energy} .. ts=${last.ts} energy=${last.energy}) disagreed with ` +
-    `the unchecked sample held (ts=${from?.ts} energy=${from?.energy}); they are the series now`
+    `(${logTime(first.ts)} energy=${first.energy} .. ${logTime(last.ts)} energy=${last.energy}) disagreed with ` +
+    `the unchecked sample held (${from ? `${logTime(from.ts)} energy=${from.energy}` : 'none'}); they are the series now`
   );
 }

@@ -26,6 +26,11 @@ export interface Twin {
   lastFutureTs: number;
   /** [MC-7.13] Whether the newest sample held was checked against another; absent: not checked. */
   anchor?: AnchorState;
+  /**
+   * ts of the last state a replayed trace sent again, older than the one held (state.ts): a later one
+   * continues that replay; one at or before it is the trace played once more. Cleared by a state taken.
+   */
+  playsAgainAt?: number;
 }
 
 /**

@@ -2,7 +2,7 @@
 // typed client (the same public API a QA script or the console uses), failing with a MeterstackError.
 
 import type { MeterstackClient } from '../client/index.ts';
-import { durationMs } from '../qa/scenario/schema.ts';
+import { DURATION, durationMs } from '../qa/scenario/schema.ts';
 
 /** What GET /sim/v1/devices/{id} says of a virtual meter (the fields a test most often checks). */
 export interface MeterView {
@@ -54,7 +54,7 @@ export function controlsOf(client: MeterstackClient): Controls {
   };
   return {
     async advance(by) {
-      if (typeof by === 'string' && !/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(by))
+      if (typeof by === 'string' && !DURATION.test(by))
         throw new TypeError(`advance: ${JSON.stringify(by)} is not a duration such as 90s, 15m, 2h or 1d`);
       const seconds = Math.round(durationMs(by) / 1000);
       const data = await unwrap(sim.POST('/sim/v1/clock/advance', { body: { seconds } }));

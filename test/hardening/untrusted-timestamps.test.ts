@@ -82,7 +82,8 @@ describe('timestamps outside the window around the service clock [MC-3.10] (issu
     expect(energy(d)).toBe(11);
     expect(d.balance).toBe(4980);
     expect(t.logs.join('\n')).toMatch(
-      /refused tsInFuture: 1 sample\(s\) of \S+, first ts=32472144000000 .*\[MC-3\.10\]/,
+      // Its time as an IST date, not epoch milliseconds (issue 23 §5).
+      /refused tsInFuture: 1 sample\(s\) of \S+, first 2999-01-01T05:30:00\.000\+05:30 .*\(newest held: \d{4}-[\d-]+T[\d:.]+\+05:30 energy=\S+, clock: \d{4}-[\d-]+T[\d:.]+\+05:30\) \[MC-3\.10\]/,
     );
     // History reads the honest samples; the year 2999 holds nothing.
     const history = async (day: string) =>
@@ -115,6 +116,13 @@ describe('order across messages (issue 8 item 5)', () => {
     await until(() => refused().staleState > before, 'the stale state refused');
     await barrier();
     expect((await device()).active_mode).toBe('postpaid');
+    // A meter on wall time: a warning, its times as IST dates (issue 23 §5).
+    const ist = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+05:30/.source;
+    expect(t.logs.join('\n')).toMatch(
+      new RegExp(
+        `warn twins: refused staleState: state of \\S+ stamped ${ist} \\(held: ${ist}, clock: ${ist}\\) \\[MC-5\\.1\\]`,
+      ),
+    );
   });
 
   it('[MC-7.5] a later sample with less energy is refused and not stored', async () => {

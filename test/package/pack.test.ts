@@ -64,6 +64,7 @@ describe('npm pack → npm install <tarball> → npx meterstack (issue 10 item 5
     expect(files).toContain('dist/src/cli/main.js');
     expect(files).toContain('bin/meterstack.js');
     expect(files).toContain('src/console/web/index.html');
+    expect(files).toContain('schema/scenario.schema.json');
     expect(files).toContain('package.json');
     const stray = files.filter(
       (f) =>

@@ -1,5 +1,6 @@
 // The scenario step `expect_event` against a real service's journal over HTTP: it waits (bounded) for
-// the event, matches its data, and when the event does not come says what did. The events are emitted
+// the event, matches its data and its virtual time (`at`, `within`: SC-1), and when the event does not
+// come says what did, and when (SC-2). The events are emitted
 // on the service's bus here; fixtures/scenarios/10-prepaid-events.yaml has the meters emit them.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,8 +70,8 @@ describe('expect_event', () => {
     });
     expect(Date.now() - t0).toBeLessThan(2_000);
     expect(out.checks[0]!.failure).toBe('0 matching event(s) within 0.3 s');
-    expect(out.checks[0]!.seen).toBe(
-      '1 meter.cutoff of MTR-E3 came, the last 1: meter.cutoff {"balance":-5}',
+    expect(out.checks[0]!.seen).toMatch(
+      /^1 meter\.cutoff of MTR-E3 came, the last 1: meter\.cutoff at \d{4}-\d\d-\d\dT[\d:.]+\+05:30 \{"balance":-5\}$/,
     );
   });
 
@@ -101,6 +102,13 @@ describe('expect_event', () => {
     expect(after.checks[0]!.failure).toBeNull();
   });
 
+  it('SC-1: an offset needs the start to count from; without one the step fails saying so', async () => {
+    const out = await step({ expect_event: { type: 'meter.cutoff', at: '5m', within_s: 0 } });
+    expect(out.checks).toEqual([
+      { what: 'at', failure: "the scenario's start time is not known: give at as an instant" },
+    ]);
+  });
+
   it('an unknown type is refused when the file is loaded, at its line', () => {
     const text = [
       'name: x',
@@ -111,5 +119,68 @@ describe('expect_event', () => {
     expect(() => parseScenario('x.yaml', text)).toThrow(
       /^x\.yaml:4:27: timeline\[0\]\.expect_event\.type: unknown event type 'meter\.cutof'/,
     );
+  });
+});
+
+describe('expect_event at a virtual time [SC-1]', () => {
+  // Events stamped at virtual times of our choosing, relative to a start set as the runner sets it.
+  let start: number;
+  const at = (ms: number) => ({ deviceId: 'MTR-AT', vt: start + ms });
+  beforeAll(async () => {
+    start = ((await ctx.sim('GET', '/clock')) as { now_ms: number }).now_ms;
+    ctx.startVt = start;
+    t.svc.bus.emit('meter.cutoff', { balance: -1 }, at(18 * 60_000 + 45_500));
+  });
+  afterAll(() => {
+    ctx.startVt = null;
+  });
+
+  it('SC-1: at an offset from the start, within a window either side; the label says both', async () => {
+    const out = await step({
+      expect_event: { type: 'meter.cutoff', meter: 'MTR-AT', at: '18m45s', within: '1s', within_s: 0 },
+    });
+    expect(out.label).toBe('event meter.cutoff of MTR-AT at 18m45s ± 1s');
+    expect(out.checks[0]!.failure).toBeNull();
+    const exact = await step({
+      expect_event: { type: 'meter.cutoff', meter: 'MTR-AT', at: '18m45.5s', within_s: 0 },
+    });
+    expect(exact.checks[0]!.failure).toBeNull();
+  });
+
+  it('SC-1: at an instant written as an IST date-time', async () => {
+    const iso = new Date(start + 18 * 60_000 + 45_000 + 19_800_000).toISOString().slice(0, 23);
+    const out = await step({
+      expect_event: {
+        type: 'meter.cutoff',
+        meter: 'MTR-AT',
+        at: `${iso}+05:30`,
+        within: '500ms',
+        within_s: 0,
+      },
+    });
+    expect(out.checks[0]!.failure).toBeNull();
+  });
+
+  it('SC-2: outside the window it fails saying when the event came and by how much it missed', async () => {
+    const out = await step({
+      expect_event: { type: 'meter.cutoff', meter: 'MTR-AT', at: '18m40s', within: '2s', within_s: 0 },
+    });
+    expect(out.checks[0]!.failure).toBe('0 matching event(s) at 18m40s ± 2s (waited 0 s)');
+    expect(out.checks[0]!.seen).toMatch(
+      /^1 meter\.cutoff of MTR-AT came, the nearest 1: meter\.cutoff at 18m45\.5s \([\d-]+T[\d:]+\.\d{3}\+05:30\), 3\.5s after it \{"balance":-1\}; the clock is at 0s \(.*\), before the window ends: advance past it first$/,
+    );
+  });
+
+  it('SC-1: within without at, and a bad at, are refused when the file loads', () => {
+    const text = (e: string) =>
+      ['name: x', 'world: { accounts: [{ name: acme }] }', 'timeline:', `  - expect_event: ${e}`].join('\n');
+    expect(() => parseScenario('x.yaml', text('{ type: meter.cutoff, within: 1s }'))).toThrow(
+      /x\.yaml:4:\d+: timeline\[0\]\.expect_event\.within: within goes with at/,
+    );
+    expect(() => parseScenario('x.yaml', text('{ type: meter.cutoff, at: soon }'))).toThrow(
+      /timeline\[0\]\.expect_event\.at/,
+    );
+    const ok = parseScenario('x.yaml', text('{ type: meter.cutoff, at: 1h2m3.5s, within: 250ms }'));
+    expect(ok.timeline[0]!.expect_event!.at).toBe('1h2m3.5s');
   });
 });

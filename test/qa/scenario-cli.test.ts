@@ -108,7 +108,7 @@ describe('meterstack scenario run', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(
-      'test/qa/fixtures/invalid.yaml:6:14: timeline[0].advance: a duration such as 90s, 15m, 2h or 1d',
+      'test/qa/fixtures/invalid.yaml:6:14: timeline[0].advance: a duration such as 90s, 15m, 18m45s, 2h or 1d',
     );
     expect(r.stderr).toContain('test/qa/fixtures/invalid.yaml:7:5: timeline[1]: a step has exactly one of');
     expect(r.stderr).toContain('test/qa/fixtures/invalid.yaml:9:21: timeline[2].call.method: Invalid option');
@@ -121,9 +121,9 @@ describe('meterstack scenario run', () => {
     expect(r.stderr).toBe(
       [
         'meterstack scenario: invalid scenario file(s):',
-        '  test/qa/fixtures/unknown-meter.yaml:9:24: timeline[0].set_load.meter: no meter "MTR-U-2" in the world (its meters: MTR-U-1)',
-        '  test/qa/fixtures/unknown-meter.yaml:10:32: timeline[1].call.path: no meter "MTR-U-9" in the world (its meters: MTR-U-1)',
-        '  test/qa/fixtures/unknown-meter.yaml:13:21: timeline[3].fault.meter: no meter "MTR-U-3" in the world (its meters: MTR-U-1)',
+        '  test/qa/fixtures/unknown-meter.yaml:9:24: timeline[0].set_load.meter: no meter "MTR-U-2" in the world (did you mean MTR-U-1?) (its meters: MTR-U-1)',
+        '  test/qa/fixtures/unknown-meter.yaml:10:32: timeline[1].call.path: no meter "MTR-U-9" in the world (did you mean MTR-U-1?) (its meters: MTR-U-1)',
+        '  test/qa/fixtures/unknown-meter.yaml:13:21: timeline[3].fault.meter: no meter "MTR-U-3" in the world (did you mean MTR-U-1?) (its meters: MTR-U-1)',
         '',
       ].join('\n'),
     );

@@ -178,6 +178,16 @@ describe('malformed traces are refused with the file, line and field', () => {
       'ts,event\n2026-01-05T00:00:00,explode\n',
       'b.csv:2: event: unknown event "explode"',
     ],
+    [
+      'an event typed wrong: the one probably meant (SC-5)',
+      'ts,event\n2026-01-05T00:00:00,rechrge:500\n',
+      'b.csv:2: event: unknown event "rechrge:500" (did you mean recharge?)',
+    ],
+    [
+      'a mode typed wrong: the one probably meant (SC-5)',
+      '# mode: prepiad\nts,active_power\n2026-01-05T00:00:00,100\n',
+      '(did you mean prepaid?)',
+    ],
     ['no samples at all', 'ts,event\n2026-01-05T00:00:00,offline\n', 'b.csv: no samples'],
   ])('CSV: %s', (_what, text, message) => {
     expect(error('b.csv', text)).toContain(message);

@@ -5,6 +5,7 @@
 import type { SamplePayload } from '../../../firmware-protocol/mqtt/schemas.ts';
 import { sampleRow } from '../../store/sample-row.ts';
 import type { SampleRow } from '../../store/types.ts';
+import { logTime } from '../log-time.ts';
 import { judgeSamples } from '../plausibility.ts';
 import { resolutionsOf, samplesAtResolution } from '../resolution.ts';
 import { followTwin, reanchorLine } from '../series-anchor.ts';
@@ -46,13 +47,14 @@ export class Telemetry {
       cx.bus.emit(e.type, e.data, { ...cx.ctx(twin.deviceId), vt: Math.min(e.ts, now) });
     if (verdict.refused.length > 0) {
       const held = twin.latest;
-      const was = held ? `ts=${held.ts} energy=${held.energy}` : 'none';
+      // Times as IST dates, values at their resolution already (samplesAtResolution above).
+      const was = held ? `${logTime(held.ts)} energy=${held.energy}` : 'none';
       cx.refusals.refuseGrouped(
         verdict.refused,
         twin.deviceId,
         (first, n) =>
-          `${n} sample(s) of ${twin.deviceId}, first ts=${first.sample.ts} energy=${first.sample.energy} ` +
-          `(newest held: ${was}, clock: ${now})`,
+          `${n} sample(s) of ${twin.deviceId}, first ${logTime(first.sample.ts)} energy=${first.sample.energy} ` +
+          `(newest held: ${was}, clock: ${logTime(now)})`,
       );
     }
     // A sample refused for good counts as handled (World.settle waits for it); a future one does not.

@@ -10,6 +10,7 @@
 import type { EventData, EventType, MeterEvent } from '../../events/schemas.ts';
 import type { LogLevel } from '../../log/types.ts';
 import { toIstIsoSeconds } from '../../time/ist.ts';
+import { kwhText } from '../../units/readable.ts';
 
 interface LineSpec<T extends EventType> {
   level: LogLevel | ((data: EventData<T>) => LogLevel);
@@ -126,12 +127,12 @@ export const LINES: LineTable = {
   'meter.register_reset': {
     level: 'warn',
     msg: (d, dev) =>
-      `${dev} register reset (epoch ${d.epoch}) after ${d.last_kwh} kWh: later readings continue from ${d.offset_kwh} kWh`,
+      `${dev} register reset (epoch ${d.epoch}) after ${kwhText(d.last_kwh)}: later readings continue from ${kwhText(d.offset_kwh)}`,
   },
   'meter.register_rollover': {
     level: 'info',
     msg: (d, dev) =>
-      `${dev} register rolled over at ${d.max_kwh} kWh: later readings continue from ${d.offset_kwh} kWh`,
+      `${dev} register rolled over at ${kwhText(d.max_kwh)}: later readings continue from ${kwhText(d.offset_kwh)}`,
   },
   'meter.replaced': {
     level: 'info',

@@ -2,6 +2,7 @@
 // messages seen, and HTTP calls made as one of them.
 
 import type { RunningService } from '../../service.ts';
+import { didYouMean } from '../did-you-mean.ts';
 
 export interface SeenMessage {
   topic: string;
@@ -39,6 +40,8 @@ export class ScenarioContext {
   /** The newest event seq when the previous step and this one began (only kept when a step needs it). */
   previousStepSeq = 0;
   stepSeq = 0;
+  /** The virtual time the timeline began at: what `at: 18m45s` counts from [SC-1]; null until known. */
+  startVt: number | null = null;
 
   constructor(
     readonly svc: Pick<RunningService, 'httpUrl' | 'adminToken'>,
@@ -60,7 +63,10 @@ export class ScenarioContext {
   expand(path: string): string {
     return path.replace(/\{(account|space):([^}]+)\}/g, (whole, kind: string, ref: string) => {
       const id = kind === 'account' ? this.accounts.get(ref)?.id : this.spaces.get(ref);
-      if (id === undefined) throw new Error(`${whole}: no ${kind} ${JSON.stringify(ref)} in the world`);
+      if (id === undefined) {
+        const known = kind === 'account' ? this.accounts.keys() : this.spaces.keys();
+        throw new Error(`${whole}: no ${kind} ${JSON.stringify(ref)} in the world${didYouMean(ref, known)}`);
+      }
       return String(id);
     });
   }
@@ -73,7 +79,10 @@ export class ScenarioContext {
     if (who === 'admin') headers['x-admin-token'] = this.svc.adminToken;
     else if (who !== 'nobody') {
       const account = this.accounts.get(who);
-      if (!account) throw new Error(`as: no account ${JSON.stringify(who)} in the world`);
+      if (!account)
+        throw new Error(
+          `as: no account ${JSON.stringify(who)} in the world${didYouMean(who, [...this.accounts.keys(), 'admin', 'nobody'])}`,
+        );
       headers['x-service-api-key'] = account.key;
     }
     if (body !== undefined) headers['content-type'] = 'application/json';

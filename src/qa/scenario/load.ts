@@ -4,11 +4,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isNode, LineCounter, parseDocument } from 'yaml';
+import { type Document, isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { didYouMean } from '../did-you-mean.ts';
 import { keysAt } from './keys-at.ts';
-import { badMeterReferences } from './references.ts';
+import { badMeterReferences, badOperators, nearMissNames } from './references.ts';
 import { NO_ACTION, type Scenario, scenarioSchema, type WorldSpec, worldSchema } from './schema.ts';
 
 /** A scenario as loaded: where it came from, each step's line, `from_snapshot` resolved to a path. */
@@ -42,6 +42,17 @@ function issueMessage(schema: z.core.$ZodType, issue: z.core.$ZodIssue): string 
   if (issue.code !== 'unrecognized_keys') return issue.message;
   const known = keysAt(schema, issue.path);
   return issue.keys.map((k) => `unknown key '${k}'${didYouMean(k, known)}`).join('; ');
+}
+
+/** [SC-5] A value not among a field's options (`method: GTE`, `mode: prepiad`): the one probably meant. */
+function optionGuess(doc: Document, issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_value') return '';
+  const given = doc.getIn(issue.path as unknown[]);
+  if (typeof given !== 'string') return '';
+  return didYouMean(
+    given,
+    issue.values.filter((v): v is string => typeof v === 'string'),
+  );
 }
 
 /**
@@ -83,9 +94,13 @@ export function parseScenario(file: string, text: string): LoadedScenario {
     throw new ScenarioError(
       tellable(result.error.issues)
         .slice(0, 20)
-        .map((issue) => located(issue.path, issueMessage(scenarioSchema, issue))),
+        .map((issue) => located(issue.path, issueMessage(scenarioSchema, issue) + optionGuess(doc, issue))),
     );
-  const bad = badMeterReferences(result.data);
+  const bad = [
+    ...badMeterReferences(result.data),
+    ...badOperators(result.data),
+    ...nearMissNames(result.data),
+  ];
   if (bad.length > 0) throw new ScenarioError(bad.slice(0, 20).map((b) => located(b.path, b.message)));
   const stepLines = result.data.timeline.map((_, i) => {
     const node = doc.getIn(['timeline', i], true);

@@ -3,6 +3,8 @@
 // with `$` is an operator: $eq $ne $gt $gte $lt $lte $approx(+$tol) $matches $contains $length
 // $exists $one_of. `match` returns null when it holds, else what differs.
 
+import { didYouMean } from '../did-you-mean.ts';
+
 export const OPERATORS = [
   '$eq',
   '$ne',
@@ -133,7 +135,7 @@ function operator(op: Record<string, unknown>, actual: unknown, at: string): str
         if (!Array.isArray(v) || !v.some((x) => match(x, actual) === null)) return fail(`one of ${show(v)}`);
         break;
       default:
-        return `${at}unknown operator ${k} (one of ${OPERATORS.join(' ')})`;
+        return `${at}unknown operator ${k}${didYouMean(k, OPERATORS)} (one of ${OPERATORS.join(' ')})`;
     }
   }
   return null;

@@ -1,6 +1,9 @@
-// Load-time check that every step names only meters the scenario's world has: a typo in a meter id is
-// caught with its file and line before anything runs, not as a puzzling 404 halfway through.
+// Load-time check that every step names only meters, accounts and spaces the scenario's world has: a
+// typo in a meter id (or an `as:`, or a `{space:…}` in a path) is caught with its file and line, and the
+// name probably meant, before anything runs, not as a puzzling 404 halfway through [SC-5].
 
+import { didYouMean } from '../did-you-mean.ts';
+import { OPERATORS } from './matchers.ts';
 import type { Scenario, Step } from './schema.ts';
 
 export interface BadReference {
@@ -44,21 +47,106 @@ function decoded(id: string): string {
   }
 }
 
+/** Callers besides the world's accounts: the admin token, and no credentials. */
+const CALLERS = ['admin', 'nobody'];
+
+/** What a step calls as and what its path's placeholders name: `[path, kind, name]`. */
+function namedFields(step: Step): [string[], 'account' | 'space' | 'caller', string][] {
+  const out: [string[], 'account' | 'space' | 'caller', string][] = [];
+  const c = step.call ?? step.history;
+  const key = step.call ? 'call' : 'history';
+  if (c?.as !== undefined) out.push([[key, 'as'], 'caller', c.as]);
+  for (const m of step.call?.path.matchAll(/\{(account|space):([^}]+)\}/g) ?? [])
+    out.push([['call', 'path'], m[1] as 'account' | 'space', m[2]!]);
+  return out;
+}
+
 export function badMeterReferences(s: Scenario): BadReference[] {
   const meters = new Set<string>();
+  const accounts = new Set<string>();
+  const spaces = new Set<string>();
   for (const a of s.world.accounts) {
+    accounts.add(a.name);
     for (const m of a.meters) meters.add(m.id);
-    for (const sp of a.spaces) for (const m of sp.meters) meters.add(m.id);
+    for (const sp of a.spaces) {
+      spaces.add(sp.ref ?? sp.name);
+      for (const m of sp.meters) meters.add(m.id);
+    }
   }
-  const known = [...meters].join(', ') || 'none';
+  const list = (names: Iterable<string>) => [...names].join(', ') || 'none';
   const out: BadReference[] = [];
   s.timeline.forEach((step, i) => {
     for (const [path, id] of meterFields(step))
       if (!meters.has(decoded(id)))
         out.push({
           path: ['timeline', i, ...path],
-          message: `no meter ${JSON.stringify(id)} in the world (its meters: ${known})`,
+          message: `no meter ${JSON.stringify(id)} in the world${didYouMean(decoded(id), meters)} (its meters: ${list(meters)})`,
         });
+    for (const [path, kind, name] of namedFields(step)) {
+      const known = kind === 'space' ? spaces : kind === 'account' ? accounts : [...accounts, ...CALLERS];
+      if (new Set(known).has(name)) continue;
+      const what = kind === 'caller' ? 'account' : kind;
+      out.push({
+        path: ['timeline', i, ...path],
+        message: `no ${what} ${JSON.stringify(name)} in the world${didYouMean(name, known)} (its ${what === 'space' ? 'spaces' : 'accounts'}: ${list(kind === 'space' ? spaces : accounts)}${kind === 'caller' ? '; or admin, nobody' : ''})`,
+      });
+    }
+  });
+  return out;
+}
+
+/** The parts of a step whose values are matchers (matchers.ts). */
+const EXPECTING = ['expect', 'expect_meter', 'expect_mqtt', 'expect_event'] as const;
+const MAX_DEPTH = 64;
+
+/**
+ * [SC-5] Operators typed wrong (`$gtee`), found when the file loads: an object whose keys all start
+ * with `$` is an operator (matchers.ts), so each of its keys must be one.
+ */
+export function badOperators(s: Scenario): BadReference[] {
+  const out: BadReference[] = [];
+  const walk = (value: unknown, path: (string | number)[]): void => {
+    if (path.length > MAX_DEPTH) return; // a hostile file's nesting costs no stack
+    if (Array.isArray(value)) for (const [i, v] of value.entries()) walk(v, [...path, i]);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+    const keys = Object.keys(value);
+    const operator = keys.length > 0 && keys.every((k) => k.startsWith('$'));
+    for (const k of keys) {
+      if (operator && !OPERATORS.includes(k))
+        out.push({
+          path: [...path, k],
+          message: `unknown operator ${k}${didYouMean(k, OPERATORS)} (one of ${OPERATORS.join(' ')})`,
+        });
+      walk((value as Record<string, unknown>)[k], [...path, k]);
+    }
+  };
+  s.timeline.forEach((step, i) => {
+    for (const key of EXPECTING) if (step[key] !== undefined) walk(step[key], ['timeline', i, key]);
+  });
+  return out;
+}
+
+/**
+ * [SC-5] A `restore` or `clear_faults` naming something an earlier step named almost so: a snapshot
+ * saved, a fault's `as_id`. Only a near miss is refused (a name nothing in the file names may be in
+ * the service already: a snapshot file's, a fault id such as F3).
+ */
+export function nearMissNames(s: Scenario): BadReference[] {
+  const out: BadReference[] = [];
+  const snapshots = new Set<string>();
+  const faults = new Set<string>();
+  const check = (path: (string | number)[], name: string, known: Set<string>, what: string) => {
+    if (known.has(name)) return;
+    const guess = didYouMean(name, known);
+    if (guess)
+      out.push({ path, message: `no ${what} ${JSON.stringify(name)} named before this step${guess}` });
+  };
+  s.timeline.forEach((step, i) => {
+    if (step.restore !== undefined) check(['timeline', i, 'restore'], step.restore, snapshots, 'snapshot');
+    const f = step.clear_faults?.fault;
+    if (f !== undefined) check(['timeline', i, 'clear_faults', 'fault'], f, faults, 'fault');
+    if (step.snapshot !== undefined) snapshots.add(step.snapshot);
+    if (step.fault?.as_id !== undefined) faults.add(step.fault.as_id);
   });
   return out;
 }

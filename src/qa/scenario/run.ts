@@ -120,6 +120,14 @@ export async function runScenario(
       report.failed = 1;
       return report;
     }
+    // [SC-1] `at:` offsets count from here: clock.start on a fresh world, the snapshot's clock else.
+    try {
+      ctx.startVt = ((await ctx.sim('GET', '/clock')) as { now_ms: number }).now_ms;
+    } catch (err) {
+      report.setupError = (err as Error).message;
+      report.failed = 1;
+      return report;
+    }
     // Where each step began in the event stream, for expect_event's `since: previous_step`.
     const marksEvents = scenario.timeline.some((s) => s.expect_event?.since === 'previous_step');
     const world = { spec: scenario.world, seed: scenario.seed };

@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../../../firmware-protocol/mqtt/topics.ts';
+import { FAULT_KINDS } from '../../../simulator/meter/faults/types.ts';
 import { parseTypeList, typeListHelp } from '../../events/filter.ts';
 import { EVENT_TYPES } from '../../events/schemas.ts';
 import { deviceBody } from '../../sim-api/schemas.ts';
@@ -15,20 +16,23 @@ const EVENT_TYPE_NAMES = [
   ...new Set(EVENT_TYPES.filter((t) => t.includes('.')).map((t) => `${t.split('.')[0]}.*`)),
 ];
 
-export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+/** One or more parts, largest first as people write them: `90s`, `15m`, `18m45s`, `1h30m`, `1.5s`. */
+export const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/;
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** "90s", "15m", "2h", "1d" or a whole number of seconds -> ms. */
+/** "90s", "15m", "18m45s", "2h", "1d" or a whole number of seconds -> ms. */
 export function durationMs(value: string | number): number {
   if (typeof value === 'number') return value * 1000;
-  const m = DURATION.exec(value)!;
-  return Math.round(Number(m[1]) * UNIT_MS[m[2]!]!);
+  let ms = 0;
+  for (const [, n, unit] of value.matchAll(PART)) ms += Number(n) * UNIT_MS[unit!]!;
+  return Math.round(ms);
 }
 
-const duration = z.union([
-  z.number().int().min(0),
-  z.string().regex(DURATION, 'a duration such as 90s, 15m, 2h or 1d'),
-]);
+const DURATION_HELP = 'a duration such as 90s, 15m, 18m45s, 2h or 1d';
+const duration = z
+  .union([z.number().int().min(0), z.string().regex(DURATION, DURATION_HELP)])
+  .describe(`${DURATION_HELP}, or a whole number of seconds`);
 const meterId = z.string().regex(DEVICE_ID_PATTERN, 'a device id: 1-64 characters of A-Z a-z 0-9 _ . -');
 const name = z.string().min(1).max(200);
 /** A meter of the world: the settings of `POST /sim/v1/devices`, named by `id`. */
@@ -125,17 +129,23 @@ export const expectMqttSchema = z.strictObject({
 
 export const expectEventSchema = z.strictObject({
   /** An event type (`meter.cutoff`), a family (`meter.*`), or a comma-separated list of them. */
-  type: z.string().superRefine((t, ctx) => {
-    const parsed = parseTypeList(t);
-    if (!parsed.ok) {
-      const guess = didYouMean(parsed.bad, EVENT_TYPE_NAMES);
-      // With a likely name the list of forty would only hide it.
-      ctx.addIssue({
-        code: 'custom',
-        message: `unknown event type '${parsed.bad}'${guess || `: give ${typeListHelp()}`}`,
-      });
-    }
-  }),
+  type: z
+    .string()
+    .meta({
+      description: 'an event type (meter.cutoff), a family (meter.*), or a comma-separated list of them',
+      examples: EVENT_TYPE_NAMES,
+    })
+    .superRefine((t, ctx) => {
+      const parsed = parseTypeList(t);
+      if (!parsed.ok) {
+        const guess = didYouMean(parsed.bad, EVENT_TYPE_NAMES);
+        // With a likely name the list of forty would only hide it.
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown event type '${parsed.bad}'${guess || `: give ${typeListHelp()}`}`,
+        });
+      }
+    }),
   /** Only events of this device. */
   meter: meterId.optional(),
   /** Matchers on the event's `data` (matchers.ts). */
@@ -144,6 +154,20 @@ export const expectEventSchema = z.strictObject({
   count: z.unknown().optional(),
   /** Only events since the previous step began (default: since the scenario started). */
   since: z.enum(['start', 'previous_step']).default('start'),
+  /**
+   * [SC-1] When, in virtual time: an offset from the scenario's start (`18m45s`, or seconds) or an
+   * instant (`2026-01-05T00:18:45+05:30`). Only events within `within` of it count.
+   */
+  at: z
+    .union([duration, z.iso.datetime({ offset: true, local: false })])
+    .describe(
+      "when, in virtual time: an offset from the scenario's start (18m45s) or an instant (2026-01-05T00:18:45+05:30)",
+    )
+    .optional(),
+  /** [SC-1] With `at`: how far from it (virtual time, either side) an event may be; default 0, the exact ms. */
+  within: duration
+    .describe('with at: how far from it, either side, an event may be (virtual time); default 0')
+    .optional(),
   /** Wait up to this long for a match (real time). */
   within_s: z.number().min(0).max(30).default(2),
 });
@@ -157,7 +181,7 @@ const faultRef = z.string().min(1).max(100);
 export const faultStepSchema = z
   .looseObject({
     meter: meterId,
-    kind: z.string(),
+    kind: z.string().meta({ description: 'the fault kind (docs/faults.md)', examples: [...FAULT_KINDS] }),
     start_at: z.unknown().optional(),
     duration: duration.optional(),
     seed: z.unknown().optional(),
@@ -213,7 +237,7 @@ export const NO_ACTION = 'a step has exactly one of ';
 export const stepSchema = z
   .strictObject({
     name: z.string().optional(),
-    advance: duration.optional(),
+    advance: duration.describe('move the virtual clock on by this much').optional(),
     set_load: z
       .strictObject({
         meter: meterId,
@@ -229,21 +253,25 @@ export const stepSchema = z
         transaction_id: z.string().optional(),
       })
       .optional(),
-    offline: meterId.optional(),
-    online: meterId.optional(),
+    offline: meterId.describe('this meter drops off the network').optional(),
+    online: meterId.describe('this meter comes back').optional(),
     button: z.strictObject({ meter: meterId, hold_seconds: z.number().min(0).max(600) }).optional(),
-    call: callSchema.optional(),
-    history: historySchema.optional(),
-    expect_meter: expectMeterSchema.optional(),
-    expect_mqtt: expectMqttSchema.optional(),
-    expect_event: expectEventSchema.optional(),
-    fault: faultStepSchema.optional(),
+    call: callSchema
+      .describe('an HTTP call to the v2 API or /sim/v1; with expect: what it must answer')
+      .optional(),
+    history: historySchema.describe("GET a meter's v2 history; with expect: what it must answer").optional(),
+    expect_meter: expectMeterSchema.describe("the meter's fields now must match").optional(),
+    expect_mqtt: expectMqttSchema.describe('messages seen on a topic filter').optional(),
+    expect_event: expectEventSchema
+      .describe("events in the service's journal, at a virtual time if at is given")
+      .optional(),
+    fault: faultStepSchema.describe('inject a fault into a meter').optional(),
     /** Without `fault`: every fault of the meter. `fault`: an `as_id` given earlier, or a fault id (F1). */
     clear_faults: z.strictObject({ meter: meterId, fault: faultRef.optional() }).optional(),
-    snapshot: name.optional(),
-    restore: name.optional(),
+    snapshot: name.describe('save the world under this name').optional(),
+    restore: name.describe('restore the world saved under this name').optional(),
     reset_world: z.literal(true).optional(),
-    reset_meter: meterId.optional(),
+    reset_meter: meterId.describe('this meter as new').optional(),
     replace: z.strictObject({ meter: meterId, serial: z.string().min(1).max(64).optional() }).optional(),
     /** The body of PUT /sim/v1/devices/{meter}/prepaid-policy; its fields are checked by the service. */
     prepaid_policy: z
@@ -266,9 +294,18 @@ export const stepSchema = z
       });
     else if (step.expect && actions[0] !== 'call' && actions[0] !== 'history')
       ctx.addIssue({ code: 'custom', path: ['expect'], message: 'expect goes with call or history' });
+    const e = step.expect_event;
+    if (e?.within !== undefined && e.at === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expect_event', 'within'],
+        message: 'within goes with at: a window around that virtual time (within_s is the real-time wait)',
+      });
   });
 
 export const scenarioSchema = z.strictObject({
+  /** [SC-3] The JSON Schema a JSON scenario names for its editor; not read. */
+  $schema: z.string().optional(),
   name,
   description: z.string().optional(),
   seed: z

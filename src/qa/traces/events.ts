@@ -3,10 +3,14 @@
 // (`{"ts":…,"event":"relay","on":false}`). Each returns the event or a message saying what is wrong.
 
 import { MODES, type Mode } from '../../../firmware-protocol/mqtt/vocabulary.ts';
+import { didYouMean } from '../did-you-mean.ts';
 import type { TraceEvent } from './types.ts';
 
 export const EVENT_SPELLINGS =
   'relay:on, relay:off, mode:<prepaid|postpaid|measurement|relay_off>, offline, online, recharge:<paise>[:<transaction id>], tariff:<eb|dg>';
+
+/** The names a CSV event token begins with: what a typo is compared with. */
+const EVENT_NAMES = ['offline', 'online', 'relay', 'mode', 'tariff', 'recharge'];
 
 const TXN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
@@ -37,7 +41,7 @@ export function eventFromText(token: string): TraceEvent | string {
     case 'recharge':
       return recharge(/^\d+$/.test(arg ?? '') ? Number(arg) : arg, rest.length ? rest.join(':') : undefined);
     default:
-      return `unknown event ${JSON.stringify(token)}; events are ${EVENT_SPELLINGS}`;
+      return `unknown event ${JSON.stringify(token)}${didYouMean(name ?? '', EVENT_NAMES)}; events are ${EVENT_SPELLINGS}`;
   }
 }
 
@@ -60,7 +64,7 @@ export function eventFromObject(
     return {
       ok: false,
       field: 'event',
-      msg: `unknown event ${JSON.stringify(name)}; one of ${Object.keys(EVENT_FIELDS).join(', ')}`,
+      msg: `unknown event ${JSON.stringify(name)}${typeof name === 'string' ? didYouMean(name, Object.keys(EVENT_FIELDS)) : ''}; one of ${Object.keys(EVENT_FIELDS).join(', ')}`,
     };
   for (const k of Object.keys(o)) {
     if (k !== 'ts' && k !== 'event' && k !== 'type' && !k.startsWith('x_') && !known.includes(k))

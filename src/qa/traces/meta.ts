@@ -2,6 +2,7 @@
 // `# key: value` comment lines before the column header).
 
 import { type MeterModel, MODELS, MODES, type Mode } from '../../../firmware-protocol/mqtt/vocabulary.ts';
+import { didYouMean } from '../did-you-mean.ts';
 import { DEFAULT_ZONE, isKnownZone } from './time.ts';
 import type { TraceMeta } from './types.ts';
 
@@ -43,12 +44,14 @@ export function readMeta(o: Record<string, unknown>, fail: Fail): TraceMeta {
   }
   if (o['model'] !== undefined) {
     const m = str('model');
-    if (!MODELS.includes(m as MeterModel)) throw fail('model', `must be one of ${MODELS.join(', ')}`);
+    if (!MODELS.includes(m as MeterModel))
+      throw fail('model', `must be one of ${MODELS.join(', ')}${didYouMean(String(m), MODELS)}`);
     meta.model = m as MeterModel;
   }
   if (o['mode'] !== undefined) {
     const m = str('mode');
-    if (!MODES.includes(m as Mode)) throw fail('mode', `must be one of ${MODES.join(', ')}`);
+    if (!MODES.includes(m as Mode))
+      throw fail('mode', `must be one of ${MODES.join(', ')}${didYouMean(String(m), MODES)}`);
     meta.mode = m as Mode;
   }
   if (o['balance'] !== undefined)
