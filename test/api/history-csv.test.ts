@@ -2,7 +2,7 @@
 // real service and SQLite file: the file's every value is the one the v2 history answers for that
 // property, interval and days (compared cell by cell, across the file's blocks of 31 days), stamped in
 // +05:30 with a header naming the units; bad parameters answer the envelope; a year at 15 minutes
-// streams in well under a second (the figure is printed). An API instance's own answer (HX-4) is
+// comes whole (its speed is bench/history.ts's). An API instance's own answer (HX-4) is
 // test/scale/api-instances.test.ts's.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,24 +143,13 @@ describe('history.csv', () => {
     expect(parse(got.text).rows.length).toBeGreaterThan(0);
   });
 
-  it('[HX-3] a year at 15 minutes streams in under a second, each value the v2 history’s', async () => {
+  // Its speed (≤ 1 s, HX-3) is measured by bench/history.ts against a bare route, not asserted here.
+  it('[HX-3] a year at 15 minutes: every interval’s row, each energy value the v2 history’s', async () => {
     const from = ist(Date.parse(`${today}T00:00:00+05:30`) - 365 * DAY);
-    await csv(year.deviceId, `from=${from}&to=${today}&interval=15m`); // warm: statements, JIT
-    const times: number[] = [];
-    let got: Got | undefined;
-    for (let i = 0; i < 3; i++) {
-      const started = performance.now();
-      got = await csv(year.deviceId, `from=${from}&to=${today}&interval=15m`);
-      times.push(performance.now() - started);
-    }
-    const { rows } = parse(got!.text);
-    console.log(
-      `history.csv: a year at 15m, ${rows.length} rows × 7 properties, ${got!.text.length} bytes in ${times.map((t) => t.toFixed(0)).join(', ')} ms`,
-    );
+    const got = await csv(year.deviceId, `from=${from}&to=${today}&interval=15m`);
+    expect(got.status).toBe(200);
+    const { rows } = parse(got.text);
     expect(rows.length).toBeGreaterThan(365 * 96);
-    // The bound of the issue is 1 s; this machine is shared by parallel test files, so 3 s for the
-    // median fails only a real regression.
-    expect(times.sort((a, b) => a - b)[1]).toBeLessThan(3_000);
     const energy = await v2History(year, 'energy', from, today, '15m');
     expect(rows.map((r) => [r[0], Number(r[1])])).toEqual(energy.map((p) => [p.timestamp, p.value]));
   });

@@ -143,7 +143,7 @@ export function History({ row }) {
   }, [id, property, interval, from, to, epoch]);
 
   // The chart drew this read: how long from asking to the frame it is on (DevTools' performance panel
-  // and the console's browser test read it).
+  // and the console's browser test read it; bench/history.ts times it).
   const drawn = () => {
     if (data.asked !== undefined) performance.measure('meterstack:history', { start: data.asked });
   };
