@@ -198,7 +198,10 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   // [SEC-1] Every line the service logs and every event it emits goes through one redaction, which
   // knows this run's secrets besides the patterns; the broker's service login is one of them.
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
-  const redact = secretRedactor([...secretsOf(config), service.password]);
+  const ha = config.homeAssistant
+    ? haLogin(config.homeAssistant.prefix, config.adminToken, config.homeAssistant.password)
+    : null;
+  const redact = secretRedactor([...secretsOf(config), service.password, ha?.password]);
   const logRedacted: Log = (level, msg, meta) => config.log(level, redact(msg), meta);
   // Until the bus exists, the service's messages go to config.log alone; from then on also onto the
   // bus as `log` events (issue 9 §2). The lease's later lines (renewal failed, taken over) take the
@@ -251,9 +254,6 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   };
 
   const caps = connectionCaps(config, log, (msg) => bus.emit('log', { level: 'debug', msg }));
-  const ha = config.homeAssistant
-    ? haLogin(config.homeAssistant.prefix, config.adminToken, config.homeAssistant.password)
-    : null;
   const meterBroker = config.broker
     ? await connectExternalBroker({
         url: config.broker,
