@@ -136,7 +136,10 @@ describe('[HA-2] [HA-3] discovery, retained, one HA device per meter', () => {
         ],
         (err, stdout) => (err && !stdout ? reject(err) : resolve(stdout)),
       ),
-    ).catch((err: Error) => (/ENOENT/.test(err.message) ? null : Promise.reject(err)));
+    ).catch((err: Error) =>
+      // Absent here: skipped with a word; under CI=true it must be there.
+      /ENOENT/.test(err.message) && process.env['CI'] !== 'true' ? null : Promise.reject(err),
+    );
     if (out === null) return void console.warn('mosquitto_sub is not installed: this check is skipped');
     expect(out.trim().split('\n')).toHaveLength(2);
   });
