@@ -144,8 +144,10 @@ export class HomeAssistantExtension implements Extension {
     });
     client.on('message', (topic, payload, packet) => this.#onMessage(topic, payload, packet.retain));
     await client.subscribeAsync(extensionFilters(this.prefix), { qos: 1 });
+    // [HA-8] The first announcement runs behind the service's start, not in front of it: at 10,000
+    // meters it is 110,000 publications, and HTTP need not wait for them.
     this.#resync = true;
-    await this.#tick();
+    void this.#tick();
     this.#timer = setInterval(() => void this.#tick(), this.#opts.changeDelayMs);
     this.#timer.unref();
   }
@@ -163,8 +165,10 @@ export class HomeAssistantExtension implements Extension {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     this.#inbound?.flush();
-    await this.#publisher?.drain(2_000);
-    await this.#client?.endAsync().catch(() => undefined);
+    // The broker may be gone already (EXT-3: extensions stop after it): then nothing is left to wait for.
+    const client = this.#client;
+    if (client?.connected) await this.#publisher?.drain(1_000);
+    await client?.endAsync(!client.connected).catch(() => undefined);
     this.#client = null;
   }
 
