@@ -159,7 +159,8 @@ export function createGuard(
       }
       // A null subscription makes aedes grant 0x80 (failure) for this filter only, MQTT 3.1.1
       // §3.9.3; the other filters of the SUBSCRIBE and the connection are unaffected.
-      log('warn', `${client.id}: subscribe to ${subscription.topic} not allowed [MC-2.2]`);
+      const rule = principal?.kind === 'scoped' ? `(outside the ACL of ${principal.name})` : '[MC-2.2]';
+      log('warn', `${client.id}: subscribe to ${subscription.topic} not allowed ${rule}`);
       callback(null, null);
     },
   };
