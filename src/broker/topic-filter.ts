@@ -3,11 +3,6 @@
 // (access.ts) are lists of filters: a SUBSCRIBE is allowed when one of them covers its filter, so a
 // login allowed `homeassistant/#` may subscribe to `homeassistant/+/x/config` but not to `#`.
 
-/** [MQTT-4.7.1] `+` one level, `#` the rest (the parent included); [MQTT-4.7.2-1] `$` topics only by name. */
-export function topicMatches(filter: string, topic: string): boolean {
-  return covers(filter, topic);
-}
-
 /**
  * True when every topic `filter` matches is matched by `pattern`. A plain topic is a filter that
  * matches itself, so this is also the match of a topic. Wildcards in `filter` are covered only by
