@@ -183,6 +183,15 @@ export class HomeAssistantExtension implements Extension {
       case 'meter.replaced':
         if (e.device_id) this.#replaced.add(e.device_id);
         return;
+      case 'http.request': {
+        // [HA-2] A device renamed through the v2 API (PUT /devices/{id}/): HA's device name follows.
+        const d = (e as MeterEvent<'http.request'>).data;
+        if (d.method !== 'PUT' || d.status !== 200 || !d.route.endsWith('/devices/:device_id/')) return;
+        const id = /\/devices\/([^/?]+)/.exec(d.url)?.[1];
+        if (id !== undefined && this.#known.has(decodeURIComponent(id)))
+          this.#announce.add(decodeURIComponent(id));
+        return;
+      }
       case 'world.reset':
       case 'world.restored':
         this.#resync = true;

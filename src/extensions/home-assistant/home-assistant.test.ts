@@ -234,6 +234,15 @@ describe('[HA-7] the HA login: its own topics only', () => {
 });
 
 describe('[HA-2] removal', () => {
+  it('a device renamed through the v2 API is told again under its new name', async () => {
+    const v2 = v2Client(t.svc.httpUrl, basic.key);
+    data(await v2('PUT', `/devices/${basic.deviceId}/`, { name: 'Garage' }), undefined);
+    await flush();
+    const configs = await retained(`${PREFIX}/sensor/${nodeIdOf(basic.deviceId)}/+/config`);
+    expect(configs.size).toBe(6);
+    for (const p of configs.values()) expect(JSON.parse(p).device.name).toBe('Garage');
+  });
+
   it('a replaced meter’s discovery is cleared, then told again with the new serial', async () => {
     const c = await ha();
     const inbox = new Inbox(c);
