@@ -228,6 +228,24 @@ describe('[HA-7] the HA login: its own topics only', () => {
     expect(await subscribe(c, `${PREFIX}/+/+/+/config`)).toBe(1);
   });
 
+  it('HA connects with its usual will on <prefix>/status; a retained will there is refused', async () => {
+    const will = { topic: `${PREFIX}/status`, payload: Buffer.from('offline'), qos: 0 as const };
+    const c = await clients.connect({
+      clientId: 'ha-will',
+      username: login.username,
+      password: login.password,
+      will: { ...will, retain: false },
+    });
+    expect(c.connected).toBe(true);
+    const code = await clients.refused({
+      clientId: 'ha-will-2',
+      username: login.username,
+      password: login.password,
+      will: { ...will, retain: true },
+    });
+    expect(code).toBe(5);
+  });
+
   it('a wrong password is refused', async () => {
     expect(await clients.refused({ clientId: 'ha-x', username: login.username, password: 'nope' })).toBe(4);
   });
