@@ -73,6 +73,7 @@ export class HomeAssistantExtension implements Extension {
   #resync = false;
   #lastTelemetryFlush = 0;
   #busy = false;
+  #stopped = false;
   #lastBirth = 0;
   readonly #spaces = new Map<number, string | undefined>();
   #inbound: HaInbound | null = null;
@@ -161,6 +162,7 @@ export class HomeAssistantExtension implements Extension {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     this.#unsubscribe();
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
@@ -168,6 +170,7 @@ export class HomeAssistantExtension implements Extension {
     // The broker may be gone already (EXT-3: extensions stop after it): then nothing is left to wait for.
     const client = this.#client;
     if (client?.connected) await this.#publisher?.drain(1_000);
+    this.#publisher?.close();
     await client?.endAsync(!client.connected).catch(() => undefined);
     this.#client = null;
   }
@@ -187,9 +190,8 @@ export class HomeAssistantExtension implements Extension {
         // [HA-2] A device renamed through the v2 API (PUT /devices/{id}/): HA's device name follows.
         const d = (e as MeterEvent<'http.request'>).data;
         if (d.method !== 'PUT' || d.status !== 200 || !d.route.endsWith('/devices/:device_id/')) return;
-        const id = /\/devices\/([^/?]+)/.exec(d.url)?.[1];
-        if (id !== undefined && this.#known.has(decodeURIComponent(id)))
-          this.#announce.add(decodeURIComponent(id));
+        const id = /\/devices\/([A-Za-z0-9_.-]{1,64})\/?(?:\?|$)/.exec(d.url)?.[1];
+        if (id !== undefined && this.#known.has(id)) this.#announce.add(id);
         return;
       }
       case 'world.reset':
@@ -207,7 +209,7 @@ export class HomeAssistantExtension implements Extension {
   /** [HA-8] One round of publications; never two at once. */
   async #tick(): Promise<void> {
     const ctx = this.#ctx;
-    if (this.#busy || !ctx || !this.#svc || !this.#client) return;
+    if (this.#busy || this.#stopped || !ctx || !this.#svc || !this.#client) return;
     this.#busy = true;
     try {
       if (this.#resync) {
@@ -242,6 +244,7 @@ export class HomeAssistantExtension implements Extension {
     this.#spaces.clear();
     let n = 0;
     for (const d of devices) {
+      if (this.#stopped) return; // the service stops: the rest waits for the next start
       await this.#announceDevice(d.deviceId, d);
       // 10,000 meters: let the loop breathe between batches.
       if (++n % 200 === 0) await new Promise((r) => setImmediate(r));

@@ -19,6 +19,7 @@ export class HaPublisher {
   /** A refusal was told and no publication has been taken since. */
   #reported = false;
   #pending = 0;
+  #closed = false;
   #idle: (() => void)[] = [];
 
   constructor(opts: PublisherOptions) {
@@ -27,12 +28,19 @@ export class HaPublisher {
 
   /** Publishes retained; '' clears the topic (HA removes the entity). Never throws, never waits. */
   publish(topic: string, payload: string): void {
+    if (this.#closed) return;
     this.#pending++;
     this.#opts.client.publish(topic, payload, { qos: 1, retain: true }, (err) => {
-      if (err) this.#refused(topic, err);
-      else this.#taken();
+      // A publication cut short by the service's own stop is no refusal of the broker's.
+      if (err && !this.#closed) this.#refused(topic, err);
+      else if (!err) this.#taken();
       if (--this.#pending === 0) for (const resolve of this.#idle.splice(0)) resolve();
     });
+  }
+
+  /** The service stops: nothing more is published, and what is cut short is not a refusal. */
+  close(): void {
+    this.#closed = true;
   }
 
   /** Publications not answered yet. */
