@@ -22,7 +22,7 @@ const TABLE = [
   ['api', '^src/api/', 'http world devices store simulator log time firmware-protocol'],
   ['sim-api', '^src/sim-api/', 'api http world devices events store simulator time firmware-protocol'],
   ['console', '^src/console/', 'http package-root'],
-  ['extensions', '^src/extensions/', 'events store log time units'],
+  ['extensions', '^src/extensions/', 'devices events store mqtt log time units firmware-protocol'],
   ['app', '^src/app\\.ts$', 'console sim-api api http world events'],
   [
     'service',

@@ -14,6 +14,7 @@ import { EventBus } from './events/bus.ts';
 import { Metrics } from './events/metrics.ts';
 import type { EventViews } from './events/views.ts';
 import { type EventsConfig, type Extension, startExtensions } from './extensions/extension.ts';
+import { haLogin } from './extensions/home-assistant/login.ts';
 import { ServiceExtensions } from './extensions/index.ts';
 import { type CorsOrigins, corsPolicy } from './http/cors-policy.ts';
 import { hostPolicy } from './http/host-policy.ts';
@@ -100,6 +101,12 @@ export interface ServiceConfig {
    * `new ServiceExtensions().list` (src/extensions), whichever way the service starts.
    */
   extensions?: readonly Extension[];
+  /**
+   * [HA-7] The login the service issues for Home Assistant, for the discovery prefix the
+   * `home-assistant` extension publishes under (`serve --ha-discovery`): its password is `password`,
+   * else derived from the admin token. Absent: no such login.
+   */
+  homeAssistant?: { prefix: string; password?: string };
   /**
    * Called after the service stopped itself because another process took its world owner lease
    * (store/README.md); the CLI exits 2. Default: nothing more than the log line.
@@ -191,7 +198,10 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   // [SEC-1] Every line the service logs and every event it emits goes through one redaction, which
   // knows this run's secrets besides the patterns; the broker's service login is one of them.
   const service = { username: SERVICE_USERNAME, password: randomBytes(24).toString('base64url') };
-  const redact = secretRedactor([...secretsOf(config), service.password]);
+  const ha = config.homeAssistant
+    ? haLogin(config.homeAssistant.prefix, config.adminToken, config.homeAssistant.password)
+    : null;
+  const redact = secretRedactor([...secretsOf(config), service.password, ha?.password]);
   const logRedacted: Log = (level, msg, meta) => config.log(level, redact(msg), meta);
   // Until the bus exists, the service's messages go to config.log alone; from then on also onto the
   // bus as `log` events (issue 9 §2). The lease's later lines (renewal failed, taken over) take the
@@ -249,6 +259,7 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
         url: config.broker,
         logins: config.brokerLogins,
         watch: { username: ADMIN_MQTT_USERNAME, password: config.adminToken },
+        scoped: ha ? [ha] : [],
         log,
       })
     : embeddedServiceBroker(
@@ -266,6 +277,11 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
             // a meter: commands (money among them) come only from the service, through the ledger [MC-2.6].
             if (username === ADMIN_MQTT_USERNAME)
               return password === config.adminToken ? { kind: 'admin' } : null;
+            // [HA-7] Home Assistant's login: its own topics only, never a meter's.
+            if (ha && username === ha.username)
+              return password === ha.password
+                ? { kind: 'scoped', name: ha.username, publish: ha.publish, subscribe: ha.subscribe }
+                : null;
             const hash = await store.mqttSecretHash(username);
             return hash && secretMatches(password, hash) ? { kind: 'meter', deviceId: username } : null;
           },
@@ -292,6 +308,12 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
   started.push(() => world.close());
   // A meter whose keep-alive ran out goes offline by its will, which alone would read as a dropped socket.
   meterBroker.onMeterLinkTimeout((deviceId) => world.twins.expectOffline(deviceId, 'link_timeout'));
+  // [EXT-6] The extensions that talk to meters (Home Assistant) start talking now.
+  await extensions.attach({
+    broker: { kind: meterBroker.kind, url: meterBroker.url, login: meterBroker.service },
+    twins: world.twins,
+    version: packageVersion(),
+  });
   if (config.demo) await seedDemoWorld(world, config.apiKey);
 
   const redis = config.redis ? await connectRateLimitRedis({ url: config.redis, log }) : undefined;

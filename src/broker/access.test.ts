@@ -108,3 +108,29 @@ describe('admit (CONNECT decision)', () => {
     expect(admit(principal, clientId, will)).toEqual({ ok: true, principal });
   });
 });
+
+describe('scoped logins (a Home Assistant login): filters only, never retained', () => {
+  const S: Principal = { kind: 'scoped', name: 'x', publish: ['a/+/set'], subscribe: ['b/#', 'c/+/state'] };
+  it.each([
+    ['a/1/set', false, true],
+    ['a/1/set', true, false],
+    ['a/1/2/set', false, false],
+    ['b/1', false, false],
+    ['meterstack/v1/A/cmd', false, false],
+  ] as const)('publish %s retain=%s -> %s', (topic, retain, allowed) => {
+    expect(mayPublish(S, topic, retain)).toBe(allowed);
+  });
+  it.each([
+    ['b', true],
+    ['b/#', true],
+    ['b/+/x', true],
+    ['c/1/state', true],
+    ['c/+/state', true],
+    ['c/#', false],
+    ['+/1/state', false],
+    ['#', false],
+    ['b/#/x', false],
+  ] as const)('subscribe %s -> %s', (filter, allowed) => {
+    expect(maySubscribe(S, filter)).toBe(allowed);
+  });
+});

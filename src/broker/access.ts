@@ -10,12 +10,30 @@ import {
   parseTopic,
   SERVICE_TOPIC,
 } from '../../firmware-protocol/mqtt/topics.ts';
+import { covers, isValidFilter } from './topic-filter.ts';
 
 /**
  * The identity `authenticate` returns for a set of credentials: the service (the only one that sends
  * commands), the operator's `admin` login (a read-only watcher, [MC-2.6]), or one meter.
  */
-export type Principal = { kind: 'service' } | { kind: 'admin' } | { kind: 'meter'; deviceId: string };
+export type Principal =
+  | { kind: 'service' }
+  | { kind: 'admin' }
+  | { kind: 'meter'; deviceId: string }
+  | ScopedPrincipal;
+
+/**
+ * A login the service issues for a client of its own (Home Assistant, src/extensions/home-assistant):
+ * it publishes only non-retained messages on topics its `publish` filters match, and subscribes only to
+ * filters one of its `subscribe` filters covers (topic-filter.ts). Never a meter's topics unless listed.
+ */
+export interface ScopedPrincipal {
+  kind: 'scoped';
+  /** The login's name, for log lines. */
+  name: string;
+  publish: readonly string[];
+  subscribe: readonly string[];
+}
 
 /** Topics beginning with `$` are the broker's own ([MQTT-4.7.2-1]); aedes reserves `$SYS/`. */
 function isReserved(topic: string): boolean {
@@ -44,6 +62,8 @@ function retainAllowed(channel: Channel, retain: boolean): boolean {
 export function mayPublish(principal: Principal, topic: string, retain = false): boolean {
   if (isReserved(topic)) return false;
   if (principal.kind === 'admin') return false;
+  // A scoped login's commands are events: never retained, so none replays at a later subscribe.
+  if (principal.kind === 'scoped') return !retain && principal.publish.some((f) => covers(f, topic));
   const parsed = parseTopic(topic);
   if (principal.kind === 'service') return parsed === null || retainAllowed(parsed.channel, retain);
   return (
@@ -60,6 +80,8 @@ export function mayPublish(principal: Principal, topic: string, retain = false):
  * [MC-2.6] The service and the admin watcher may subscribe to anything.
  */
 export function maySubscribe(principal: Principal, filter: string): boolean {
+  if (principal.kind === 'scoped')
+    return isValidFilter(filter) && principal.subscribe.some((f) => covers(f, filter));
   if (principal.kind !== 'meter') return true;
   if (filter === SERVICE_TOPIC) return true; // [MC-12.2] whose broker this is, spelled out exactly
   const parsed = parseTopic(filter);

@@ -102,6 +102,31 @@ export function watchAcls(): Acl[] {
   ];
 }
 
+/**
+ * A scoped login's ACLs (access.ts ScopedPrincipal, a Home Assistant login): it publishes on its
+ * `publish` filters and subscribes to (and receives) its `subscribe` filters; everything else falls to
+ * the default deny. Mosquitto's ACLs cannot refuse the retain flag alone: the service ignores a retained
+ * message where that matters (a command).
+ */
+export function scopedAcls(scope: { publish: readonly string[]; subscribe: readonly string[] }): Acl[] {
+  return [
+    ...scope.publish.map((topic) => ({ acltype: 'publishClientSend' as const, topic, allow: true })),
+    ...scope.subscribe.flatMap((topic) => [
+      { acltype: 'subscribePattern' as const, topic, allow: true },
+      { acltype: 'publishClientReceive' as const, topic, allow: true },
+    ]),
+  ];
+}
+
+/** The service's own ACLs on further topics (those it publishes and hears for a scoped login). */
+export function serviceTopicAcls(topics: readonly string[]): Acl[] {
+  return topics.flatMap((topic) => [
+    { acltype: 'publishClientSend' as const, topic, allow: true },
+    { acltype: 'publishClientReceive' as const, topic, allow: true },
+    { acltype: 'subscribePattern' as const, topic, allow: true },
+  ]);
+}
+
 export const commands = {
   createRole: (rolename: string, acls: Acl[]): DynsecCommand => ({ command: 'createRole', rolename, acls }),
   deleteRole: (rolename: string): DynsecCommand => ({ command: 'deleteRole', rolename }),

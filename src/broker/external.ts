@@ -10,12 +10,15 @@ import {
   clientRoles,
   commands,
   isAlreadyExists,
+  isNotFound,
   SERVICE_ROLE,
+  scopedAcls,
   serviceAcls,
+  serviceTopicAcls,
   WATCH_ROLE,
   watchAcls,
 } from './dynsec-codec.ts';
-import type { BrokerLogin, ServiceBroker } from './service-broker.ts';
+import type { BrokerLogin, ScopedLogin, ServiceBroker } from './service-broker.ts';
 
 export class BrokerConfigError extends Error {}
 
@@ -57,6 +60,8 @@ export interface ExternalBrokerOptions {
   logins?: BrokerLogins;
   /** The read-only watcher login [MC-2.6] to make on a dynsec broker (`admin`, password = admin token). */
   watch?: BrokerLogin;
+  /** Logins the service issues for clients of its own (Home Assistant), made on a dynsec broker. */
+  scoped?: readonly ScopedLogin[];
   log: Log;
   /** How long to wait for the broker's CONNACK, and for dynsec's answer, before giving up. Default 5 s. */
   connectTimeoutMs?: number;
@@ -90,6 +95,7 @@ export async function connectExternalBroker(opts: ExternalBrokerOptions): Promis
     service = serviceLogin(login);
     await setUpService(dynsec, service, { url, timeoutMs });
     await setUpWatch(dynsec, service, opts.watch, opts.log);
+    for (const login of opts.scoped ?? []) await setUpScoped(dynsec, login);
   } catch (err) {
     await mqtt.endAsync(true);
     throw err instanceof DynsecError ? new BrokerConfigError(err.message) : err;
@@ -186,6 +192,19 @@ async function setUpWatch(
       `MQTT: the broker already has a login '${watch.username}' that is not meterstack's; no watcher login`,
     );
   }
+}
+
+/**
+ * A scoped login (Home Assistant's): the service's role gains the topics it publishes and hears for it,
+ * the login's role is made afresh (a prefix changed since the last run must not leave the old one
+ * readable), and the login is made or given this password and role.
+ */
+async function setUpScoped(dynsec: DynsecClient, login: ScopedLogin) {
+  for (const acl of serviceTopicAcls(login.serviceTopics))
+    await dynsec.must(commands.addRoleACL(SERVICE_ROLE, acl), isAlreadyExists);
+  await dynsec.must(commands.deleteRole(login.role), isNotFound);
+  await dynsec.must(commands.createRole(login.role, scopedAcls(login)));
+  await dynsec.ensureClient({ username: login.username, password: login.password, role: login.role });
 }
 
 /**

@@ -26,6 +26,7 @@ export function admit(
   principal: Principal | null,
   clientId: string,
   willTopic: string | undefined,
+  willRetain = true,
 ): Admission {
   if (principal === null) {
     return { ok: false, returnCode: BAD_USERNAME_OR_PASSWORD, reason: 'unknown username or wrong password' };
@@ -49,7 +50,7 @@ export function admit(
   }
   // Checked at CONNECT so a forged will is refused up front rather than silently dropped when
   // the connection dies; authorizePublish checks it again when aedes publishes it.
-  if (willTopic !== undefined && !mayWill(principal, willTopic)) {
+  if (willTopic !== undefined && !mayWill(principal, willTopic, willRetain)) {
     return { ok: false, returnCode: NOT_AUTHORIZED, reason: `will on ${willTopic} not allowed [MC-2.1]` };
   }
   return { ok: true, principal };
@@ -58,6 +59,7 @@ export function admit(
 /** The contract rule a refused publish breaks, for the log line. */
 function ruleOf(principal: Principal | undefined, topic: string, retain: boolean): string {
   if (principal?.kind === 'admin') return '[MC-2.6]';
+  if (principal?.kind === 'scoped') return `(outside the ACL of ${principal.name})`;
   if (retain && principal !== undefined && mayPublish(principal, topic, false)) return '[MC-2.7]';
   return '[MC-2.1]';
 }
@@ -96,7 +98,8 @@ export function createGuard(
     },
 
     authenticate(client, username, password, done) {
-      const willTopic = connects.get(client)?.will?.topic;
+      const will = connects.get(client)?.will;
+      const willTopic = will?.topic;
       connects.delete(client);
       if (username === undefined || password === undefined) {
         onRefused(
@@ -112,7 +115,7 @@ export function createGuard(
         .then(() => authenticate(username, password.toString('utf8')))
         .then(
           (principal) => {
-            const admission = admit(principal ?? null, client.id, willTopic);
+            const admission = admit(principal ?? null, client.id, willTopic, will?.retain ?? true);
             if (!admission.ok) {
               onRefused(
                 admission.returnCode,
@@ -156,7 +159,8 @@ export function createGuard(
       }
       // A null subscription makes aedes grant 0x80 (failure) for this filter only, MQTT 3.1.1
       // §3.9.3; the other filters of the SUBSCRIBE and the connection are unaffected.
-      log('warn', `${client.id}: subscribe to ${subscription.topic} not allowed [MC-2.2]`);
+      const rule = principal?.kind === 'scoped' ? `(outside the ACL of ${principal.name})` : '[MC-2.2]';
+      log('warn', `${client.id}: subscribe to ${subscription.topic} not allowed ${rule}`);
       callback(null, null);
     },
   };

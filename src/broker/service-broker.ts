@@ -12,6 +12,19 @@ export interface BrokerLogin {
 }
 
 /**
+ * A login the service issues for a client of its own kind (Home Assistant): on the embedded broker a
+ * `scoped` principal (access.ts), on Mosquitto a dynsec role of the same filters. `serviceTopics`: the
+ * topics the service itself publishes and subscribes to for that client, beyond the meters' contract.
+ */
+export interface ScopedLogin extends BrokerLogin {
+  /** Also the dynsec role's name. */
+  role: string;
+  publish: readonly string[];
+  subscribe: readonly string[];
+  serviceTopics: readonly string[];
+}
+
+/**
  * Who checks meters' logins: the store (embedded), meterstack through Mosquitto's dynamic security
  * (`dynsec`), or the broker's own administrator (`unmanaged`, e.g. RabbitMQ).
  */

@@ -25,6 +25,8 @@ export interface BannerInput {
   /** Virtual now as the API shows it (IST). */
   clockIso: string;
   speed: number;
+  /** [HA-7] Home Assistant discovery's prefix and login, its password as it may be shown. */
+  homeAssistant?: { prefix: string; username: string; password: string };
   /** The demo meters, each with what makes it worth a look (src/world/demo-notes.ts). */
   demoMeters?: { deviceId: string; note: string }[];
 }
@@ -74,6 +76,12 @@ export function banner(b: BannerInput): string {
     '               OpenAPI /openapi.json, Swagger UI /docs',
     `  MQTT broker  ${svc.mqttUrl}`,
     `               ${brokerNote(logins)}`,
+    ...(b.homeAssistant
+      ? [
+          `  Home Assistant  discovery under ${b.homeAssistant.prefix}/ on this broker; HA's MQTT login:`,
+          `               ${b.homeAssistant.username} / ${b.homeAssistant.password}`,
+        ]
+      : []),
     `  database     ${b.db}`,
     ...(b.demo ? [`  demo API key ${svc.apiKey}   (header X-Service-API-Key)`] : []),
     `  clock        ${b.clockIso} at ${b.speed}x`,

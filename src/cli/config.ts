@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { BROKER_LOGINS, parseBrokerUrl } from '../broker/external.ts';
 import { DEFAULT_BROKER_LIMITS } from '../broker/index.ts';
+import { DEFAULT_PREFIX, prefixProblem } from '../extensions/home-assistant/topics.ts';
 import { DEFAULT_JOURNAL_SIZE } from '../extensions/journal/journal.ts';
 import { type CorsOrigins, corsPolicy, parseCorsFlag } from '../http/cors-policy.ts';
 import { parseAllowedHosts } from '../http/host-policy.ts';
@@ -54,6 +55,11 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --cors ORIGINS      browser pages that may call the APIs: exact origins      METERSTACK_CORS
                       comma-separated (https://app.example.com,localhost), * for any,
                       off for none (default localhost: localhost, 127.0.0.1, [::1], any port)
+  --ha-discovery [P]  announce every meter to Home Assistant by MQTT discovery under  METERSTACK_HA_DISCOVERY
+                      prefix P (default homeassistant), with a login of its own for HA,
+                      meterstack-ha (src/extensions/home-assistant/README.md)
+  --ha-password P     that login's password, 8+ characters (default: derived from the admin
+                      token, printed in the banner when the admin token is)  METERSTACK_HA_PASSWORD
   --no-demo           do not create the demo world                          METERSTACK_NO_DEMO=1
   --log-format F      pretty or json (default: pretty on a terminal, else json)
                                                                             METERSTACK_LOG_FORMAT
@@ -108,6 +114,8 @@ const OPTIONS = {
   'log-format': { type: 'string' },
   'log-level': { type: 'string' },
   'journal-size': { type: 'string' },
+  'ha-discovery': { type: 'string' },
+  'ha-password': { type: 'string' },
   'no-demo': { type: 'boolean' },
   'no-events': { type: 'boolean' },
   'strict-port': { type: 'boolean' },
@@ -216,6 +224,42 @@ function brokerUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/**
+ * `--ha-discovery` takes its prefix optionally: alone (last, or before another flag) it means the
+ * default prefix. parseArgs has no optional values, so the bare flag is given its default first.
+ */
+function haDiscoveryArg(argv: string[]): string[] {
+  return argv.map((arg, i) =>
+    arg === '--ha-discovery' && (i === argv.length - 1 || argv[i + 1]!.startsWith('-'))
+      ? `--ha-discovery=${DEFAULT_PREFIX}`
+      : arg,
+  );
+}
+
+/** [HA-1] `--ha-discovery [prefix]` and `--ha-password`; METERSTACK_HA_DISCOVERY=1 means the default prefix. */
+function homeAssistant(
+  values: Record<string, unknown>,
+  env: Env,
+  apiOnly: boolean,
+): ServiceConfig['homeAssistant'] {
+  let prefix = pick(values, env, 'ha-discovery');
+  const password = pick(values, env, 'ha-password');
+  if (prefix === undefined || prefix === '' || prefix === '0' || prefix.toLowerCase() === 'false') {
+    if (password !== undefined) throw new ConfigError('--ha-password goes with --ha-discovery');
+    return undefined;
+  }
+  if (prefix === '1' || prefix.toLowerCase() === 'true') prefix = DEFAULT_PREFIX;
+  if (apiOnly)
+    throw new ConfigError(
+      "--ha-discovery is the world process's (it holds the meters' twins), not an --api-only instance's",
+    );
+  const problem = prefixProblem(prefix);
+  if (problem) throw new ConfigError(`--ha-discovery (METERSTACK_HA_DISCOVERY): ${problem}`);
+  if (password !== undefined && (password.length < 8 || password.length > 200))
+    throw new ConfigError('--ha-password (METERSTACK_HA_PASSWORD) must be 8 to 200 characters');
+  return { prefix, ...(password === undefined ? {} : { password }) };
+}
+
 /** How `serve` logs (src/log): the format and the lowest level written. */
 export interface LoggingConfig {
   format: LogFormat;
@@ -240,7 +284,7 @@ export function parseServeConfig(
   let values: Record<string, unknown>;
   try {
     values = parseArgs({
-      args: joinNegativeNumbers(argv),
+      args: haDiscoveryArg(joinNegativeNumbers(argv)),
       options: OPTIONS,
       strict: true,
       allowPositionals: false,
@@ -329,6 +373,7 @@ export function parseServeConfig(
       commandTimeoutMs: int(pick(values, env, 'command-timeout-ms'), 'command-timeout-ms', 5000, 1, 600_000),
       httpLimits,
       mqttLimits,
+      homeAssistant: homeAssistant(values, env, apiOnly),
       cors: corsOrigins(pick(values, env, 'cors')),
       allowedHosts: allowedHosts(pick(values, env, 'allowed-hosts')),
       // The ring is allocated whole; its byte bound (64 MiB) holds a few 100,000 ordinary events anyway.

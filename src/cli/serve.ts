@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { haLogin } from '../extensions/home-assistant/login.ts';
 import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger } from '../log/logger.ts';
 import { secretRedactor, secretsOf } from '../log/redact.ts';
@@ -63,6 +64,7 @@ export async function runServe(argv: string[]): Promise<void> {
   // The meters' lines of the start at debug: the banner first, then one line for them all.
   const extensions = new ServiceExtensions({
     log: { logger: createLogger({ ...logging, redact }), quietStart: true },
+    ...(config.homeAssistant ? { homeAssistant: { prefix: config.homeAssistant.prefix } } : {}),
   });
   const say = (level: 'info' | 'warn' | 'error', msg: string) => extensions.logger.say(level, msg);
   let svc: Awaited<ReturnType<typeof startService>>;
@@ -110,6 +112,7 @@ export async function runServe(argv: string[]): Promise<void> {
       demo: config.demo,
       generatedAdminToken: parsed.generatedAdminToken,
       ...(adminTokenNote === undefined ? {} : { adminTokenNote }),
+      ...(config.homeAssistant ? { homeAssistant: haBannerLine(config, parsed.generatedAdminToken) } : {}),
       clockIso: toIstIsoSeconds(svc.world.clock.now()),
       speed: svc.world.clock.speed,
       demoMeters: DEMO_METERS.map((def) => {
@@ -123,4 +126,23 @@ export async function runServe(argv: string[]): Promise<void> {
     }),
   );
   extensions.logger.started();
+}
+
+/**
+ * [HA-7] [SEC-2] The banner's Home Assistant line: the login's password in full only when nobody else
+ * chose it or the admin token it derives from (a generated admin token is printed too).
+ */
+function haBannerLine(
+  config: { adminToken: string; homeAssistant?: { prefix: string; password?: string } },
+  generatedAdminToken: boolean,
+): { prefix: string; username: string; password: string } {
+  const ha = config.homeAssistant!;
+  const login = haLogin(ha.prefix, config.adminToken, ha.password);
+  const password =
+    ha.password !== undefined
+      ? '<given by --ha-password>'
+      : generatedAdminToken
+        ? login.password
+        : '<derived from the admin token; pass --ha-password to choose it>';
+  return { prefix: ha.prefix, username: login.username, password };
 }

@@ -4,6 +4,7 @@
 // the service and an API instance start the extensions while the extensions themselves sit above
 // both: the list is made in src/extensions and handed in through the config.
 
+import type { TwinRegistry } from '../devices/twins.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { Metrics } from '../events/metrics.ts';
 import type { EventViews } from '../events/views.ts';
@@ -38,6 +39,18 @@ export interface ExtensionContext {
   config: EventsConfig;
 }
 
+/**
+ * [EXT-6] What an extension that talks to meters may use once the broker and the world are up (the
+ * world process only): the broker with the service's login, and the twins, the public state GET device
+ * shows and the one way commands go out (as the v2 API sends them). Handed to `attach`.
+ */
+export interface ServiceHandles {
+  broker: { kind: 'embedded' | 'external'; url: string; login: { username: string; password: string } };
+  twins: Pick<TwinRegistry, 'get' | 'command'>;
+  /** meterstack's version. */
+  version: string;
+}
+
 export interface Extension {
   /** Named in errors and in the README's list. */
   readonly name: string;
@@ -48,6 +61,11 @@ export interface Extension {
   start(ctx: ExtensionContext): void | Promise<void>;
   /** Writes what it holds and stops listening; called once, after the world and the broker stopped. */
   stop(): void | Promise<void>;
+  /**
+   * [EXT-6] The broker and the world are up (world process only, before HTTP listens): an extension that
+   * talks to meters starts doing so here. If it throws, the service does not start.
+   */
+  attach?(service: ServiceHandles): void | Promise<void>;
   /** Another process took the store (the world owner lease): write nothing more, now. */
   abandon?(): void;
   /** The journal and live streams the HTTP API serves; exactly one extension of a list gives them. */
@@ -57,6 +75,8 @@ export interface Extension {
 export interface RunningExtensions {
   /** The views of the extension that serves them. */
   views: EventViews;
+  /** [EXT-6] Hands the running service to every extension that asks for it, in the list's order. */
+  attach(service: ServiceHandles): Promise<void>;
   abandon(): void;
   /** Stops every extension in reverse order; the first failure is thrown after all were asked. */
   stop(): Promise<void>;
@@ -85,6 +105,9 @@ export async function startExtensions(
       );
     return {
       views: serving[0]!.views!(),
+      attach: async (service) => {
+        for (const ext of started) await ext.attach?.(service);
+      },
       abandon: () => {
         for (const ext of started) ext.abandon?.();
       },

@@ -4,14 +4,17 @@
 
 import { DurableEventsExtension } from './durable/extension.ts';
 import type { Extension } from './extension.ts';
+import { HomeAssistantExtension, type HomeAssistantOptions } from './home-assistant/extension.ts';
 import { JournalExtension } from './journal/extension.ts';
 import { LoggerExtension, type LoggerExtensionOptions } from './log/extension.ts';
 
-export type { Extension, ExtensionContext } from './extension.ts';
+export type { Extension, ExtensionContext, ServiceHandles } from './extension.ts';
 
 export interface ServiceExtensionsOptions {
   /** The logger extension's pino logger and flood bounds; default silent. */
   log?: LoggerExtensionOptions;
+  /** [HA-1] Home Assistant discovery (`serve --ha-discovery`); absent: off. */
+  homeAssistant?: HomeAssistantOptions;
 }
 
 export class ServiceExtensions {
@@ -21,12 +24,20 @@ export class ServiceExtensions {
   readonly logger: LoggerExtension;
   /** The journal and the live streams: the HTTP API's views. */
   readonly journal: JournalExtension;
+  /** Home Assistant discovery, when asked for; last, after the views. */
+  readonly homeAssistant: HomeAssistantExtension | null;
   /** [EXT-1] In start order. A new extension (Prometheus, Home Assistant) is one more entry. */
   readonly list: readonly Extension[];
 
   constructor(opts: ServiceExtensionsOptions = {}) {
     this.logger = new LoggerExtension(opts.log);
     this.journal = new JournalExtension(this.durable);
-    this.list = [this.durable, this.logger, this.journal];
+    this.homeAssistant = opts.homeAssistant ? new HomeAssistantExtension(opts.homeAssistant) : null;
+    this.list = [
+      this.durable,
+      this.logger,
+      this.journal,
+      ...(this.homeAssistant ? [this.homeAssistant] : []),
+    ];
   }
 }

@@ -11,6 +11,8 @@
 
 import type { DestinationStream } from 'pino';
 import { type ClientOptions, createMeterstackClient, type MeterstackClient } from '../client/index.ts';
+import { haLogin } from '../extensions/home-assistant/login.ts';
+import { DEFAULT_PREFIX } from '../extensions/home-assistant/topics.ts';
 import { ServiceExtensions } from '../extensions/index.ts';
 import { createLogger, defaultLogFormat, type LogFormat } from '../log/logger.ts';
 import { secretRedactor, secretsOf } from '../log/redact.ts';
@@ -57,6 +59,11 @@ export interface StartOptions {
    * the logger extension). Default level 'silent': a test's output stays its own (spec-decisions 169).
    */
   logging?: LoggingOptions;
+  /**
+   * [HA-1] Home Assistant discovery, as `serve --ha-discovery [prefix] [--ha-password P]`: every meter
+   * announced under `prefix` (default `homeassistant`), HA's login in `Meterstack.homeAssistant`.
+   */
+  homeAssistant?: { prefix?: string; password?: string };
 }
 
 export interface LoggingOptions {
@@ -86,6 +93,8 @@ export interface Meterstack extends Controls {
   client: MeterstackClient;
   /** A typed client acting as another account. */
   clientFor(account: string, options?: StartOptions['client']): MeterstackClient;
+  /** [HA-7] With `homeAssistant`: the discovery prefix and HA's MQTT login on `mqttUrl`. */
+  homeAssistant?: { prefix: string; username: string; password: string };
   /** Stops the service: every port, meter and timer it opened. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -104,8 +113,12 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
   const adminToken = options.adminToken ?? 'harness-admin-token';
   const log = options.log;
   const logging = options.logging ?? { level: 'silent' };
+  const ha = options.homeAssistant
+    ? { prefix: options.homeAssistant.prefix ?? DEFAULT_PREFIX, password: options.homeAssistant.password }
+    : undefined;
   // [EXT-2] The same extensions as `serve`, its logger among them, silent unless asked.
   const extensions = new ServiceExtensions({
+    ...(ha ? { homeAssistant: { prefix: ha.prefix } } : {}),
     log: {
       logger:
         logging.level === 'silent'
@@ -138,6 +151,7 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
       log?.(level, msg);
     },
     extensions: extensions.list,
+    ...(ha ? { homeAssistant: ha } : {}),
   });
   const closeService = async () => {
     await svc.close();
@@ -201,6 +215,12 @@ export async function startMeterstack(options: StartOptions = {}): Promise<Meter
     client,
     clientFor: (account, extra) => clientOf(keyOf(account), extra),
     ...controlsOf(admin),
+    ...(ha ? { homeAssistant: haLoginView(ha, adminToken) } : {}),
     stop: closeService,
   };
+}
+
+function haLoginView(ha: { prefix: string; password?: string }, adminToken: string) {
+  const login = haLogin(ha.prefix, adminToken, ha.password);
+  return { prefix: ha.prefix, username: login.username, password: login.password };
 }
