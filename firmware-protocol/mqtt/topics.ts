@@ -6,6 +6,14 @@ export const TOPIC_ROOT = `meterstack/v${CONTRACT_VERSION}`;
 /** [MC-1.2] A device id is 1..64 characters of [A-Za-z0-9_.-]: safe in a topic level and a URL path. */
 export const DEVICE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/**
+ * [MC-1.5] The service's own broker logins: the admin watcher, the service itself, Home Assistant's. A
+ * device id is a meter's login, and a broker matches these names first, so a device with one of them
+ * could never log in: they are refused when a device is made.
+ */
+export const SERVICE_LOGINS = ['admin', 'meterstack-service', 'meterstack-ha'] as const;
+export const SERVICE_LOGIN_SET: ReadonlySet<string> = new Set(SERVICE_LOGINS);
+
 export const CHANNELS = ['info', 'state', 'availability', 'telemetry', 'cmd', 'reply'] as const;
 export type Channel = (typeof CHANNELS)[number];
 

@@ -2,7 +2,7 @@
 // fixed: QA scripts depend on them.
 
 import { z } from 'zod';
-import { DEVICE_ID_PATTERN } from '../../firmware-protocol/mqtt/topics.ts';
+import { DEVICE_ID_PATTERN, SERVICE_LOGIN_SET, SERVICE_LOGINS } from '../../firmware-protocol/mqtt/topics.ts';
 import { MODELS, MODES } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { EXAMPLE_PATH } from '../api/v2/examples.ts';
 import { checkDayRange, INTERVALS, isoDate } from '../api/v2/schemas.ts';
@@ -50,6 +50,11 @@ export const deviceBody = z.strictObject({
   device_id: z
     .string()
     .regex(DEVICE_ID_PATTERN, 'String should be 1-64 characters of A-Z a-z 0-9 _ . -')
+    // [MC-1.5] The service's own broker logins: a meter with one of these ids could never log in.
+    .refine(
+      (id) => !SERVICE_LOGIN_SET.has(id),
+      `is one of the service's own broker logins (${SERVICE_LOGINS.join(', ')})`,
+    )
     .optional(),
   name: z.string().min(1).max(200).optional(),
   description: z.string().max(2000).optional(),

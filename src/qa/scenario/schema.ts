@@ -2,7 +2,11 @@
 // for what a scenario may say. Values under `expect*` are matchers (matchers.ts).
 
 import { z } from 'zod';
-import { DEVICE_ID_PATTERN } from '../../../firmware-protocol/mqtt/topics.ts';
+import {
+  DEVICE_ID_PATTERN,
+  SERVICE_LOGIN_SET,
+  SERVICE_LOGINS,
+} from '../../../firmware-protocol/mqtt/topics.ts';
 import { FAULT_KINDS } from '../../../simulator/meter/faults/types.ts';
 import { parseTypeList, typeListHelp } from '../../events/filter.ts';
 import { EVENT_TYPES } from '../../events/schemas.ts';
@@ -33,7 +37,14 @@ const DURATION_HELP = 'a duration such as 90s, 15m, 18m45s, 2h or 1d';
 const duration = z
   .union([z.number().int().min(0), z.string().regex(DURATION, DURATION_HELP)])
   .describe(`${DURATION_HELP}, or a whole number of seconds`);
-const meterId = z.string().regex(DEVICE_ID_PATTERN, 'a device id: 1-64 characters of A-Z a-z 0-9 _ . -');
+const meterId = z
+  .string()
+  .regex(DEVICE_ID_PATTERN, 'a device id: 1-64 characters of A-Z a-z 0-9 _ . -')
+  // [MC-1.5] Not one of the service's own broker logins.
+  .refine(
+    (id) => !SERVICE_LOGIN_SET.has(id),
+    `one of the service's own broker logins (${SERVICE_LOGINS.join(', ')})`,
+  );
 const name = z.string().min(1).max(200);
 /** A meter of the world: the settings of `POST /sim/v1/devices`, named by `id`. */
 export const meterSchema = deviceBody
