@@ -167,7 +167,10 @@ describe('meterstack serve --log-format json --log-level debug (issue 9 §2, §4
     // 10 told per 5 s interval, and one summary per interval.
     const intervals = Math.ceil(ms / 5000) + 1;
     expect(requests.length).toBeLessThanOrEqual(11 * intervals);
-    expect(lines.length).toBeLessThan(40);
+    // Everything else (the stop's lines, a few others) is a handful whatever the burst took: the bound
+    // follows the intervals as the requests' does, so a slow, shared machine is no failure (it was a
+    // flat 40, which a burst spread over 4 intervals on a loaded machine exceeded with 43).
+    expect(lines.length - requests.length).toBeLessThan(20);
     expect(lines.at(-1)).toMatchObject({ type: 'log', msg: 'stopped cleanly' });
   });
 });
