@@ -165,6 +165,9 @@ describe.skipIf(skipWithoutSocat).each(LINKS.map((l) => [l]))(
     const device = DEVICE[over];
 
     it("[CL-9.2] every register the meter holds equals GET /api/v2/devices/{id}'s reading", async () => {
+      // The bridge reads over the link this case names.
+      const bridge = bridges[LINKS.indexOf(over)]!;
+      expect(bridge.output).toContain(`reading ${over === 'tcp' ? `127.0.0.1:${tcpPort}` : pty.b}`);
       const registers = await meterRegisters();
       await until(
         () => t.svc.world.twins.get(device)?.latest?.energy === registers['energy'],
