@@ -40,6 +40,8 @@ export class LinkSession {
   readonly #timers = new Set<NodeJS.Timeout>();
   /** reconnect_storm faults already run (each runs once, from its start). */
   readonly #storms = new Set<string>();
+  /** reconnect_storm faults still dropping and reconnecting. */
+  #storming = 0;
   #silent = false;
   #down = false;
   #stopped = false;
@@ -51,6 +53,10 @@ export class LinkSession {
   /** Publishing nothing (silence). */
   get silent(): boolean {
     return this.#silent;
+  }
+  /** A reconnect_storm is still dropping and reconnecting (a test waits for its end, not a guess). */
+  get storming(): boolean {
+    return this.#storming > 0;
   }
   /** The connection is held down by a fault: the meter must not connect. */
   get down(): boolean {
@@ -126,13 +132,18 @@ export class LinkSession {
   async #storm(fault: FaultOf<'reconnect_storm'>): Promise<void> {
     const { reconnects, interval_ms } = fault.params;
     this.#port.log?.('info', `${this.#port.id}: reconnect storm ${fault.id}: ${reconnects} reconnections`);
-    for (let i = 0; i < reconnects; i++) {
-      if (i > 0) await new Promise<void>((resolve) => this.#after(interval_ms, resolve));
-      const still = this.#port.faults().some((f) => f.id === fault.id);
-      if (this.#stopped || !still) return;
-      if (this.#down) continue; // held down by another fault: nothing to drop
-      this.#port.dropAbruptly();
-      await this.#port.reconnect();
+    this.#storming++;
+    try {
+      for (let i = 0; i < reconnects; i++) {
+        if (i > 0) await new Promise<void>((resolve) => this.#after(interval_ms, resolve));
+        const still = this.#port.faults().some((f) => f.id === fault.id);
+        if (this.#stopped || !still) return;
+        if (this.#down) continue; // held down by another fault: nothing to drop
+        this.#port.dropAbruptly();
+        await this.#port.reconnect();
+      }
+    } finally {
+      this.#storming--;
     }
   }
 

@@ -89,6 +89,10 @@ export class VirtualMeter {
   get connected(): boolean {
     return this.#mqtt.connected;
   }
+  /** A reconnect_storm fault is still dropping and reconnecting this meter's connection. */
+  get storming(): boolean {
+    return this.#link?.storming ?? false;
+  }
   /**
    * ts of the newest sample this meter has queued to send (published or still queued). Samples a link
    * fault holds back (a backlog, a late sample, issue 12) count once they are let go.

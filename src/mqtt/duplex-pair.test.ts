@@ -56,11 +56,21 @@ describe('duplexPair', () => {
     expect(b.destroyed).toBe(true);
   });
 
-  it('destroy() closes a peer that nobody reads', async () => {
+  it('destroy() with the peer paused: it keeps what was written, and reads it, ends and closes once resumed, as a socket', async () => {
     const [a, b] = duplexPair();
-    b.pause();
+    b.pause(); // as pipe() pauses a source whose destination is full
+    a.write('PUBLISH ');
+    a.write('DISCONNECT');
     a.destroy();
-    await once(b, 'close');
+    // Several turns of the loop: the written bytes have arrived, the peer is gone, and nothing is lost.
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(b.destroyed).toBe(false);
+    expect(b.readableLength).toBe('PUBLISH DISCONNECT'.length);
+    const atB = collect(b);
+    const closed = once(b, 'close');
+    b.resume();
+    await closed;
+    expect(atB.text()).toBe('PUBLISH DISCONNECT');
   });
 
   it("closing is never on the destroyer's stack: a side refused as it is made closes a tick later", async () => {

@@ -11,8 +11,9 @@
 //   the reader's buffer plus what is on its way is over the reader's high-water mark;
 // - `end()` is a FIN: the peer reads what was sent, then 'end';
 // - `destroy()` on one side hands the other what was written, and a tick later ends it after it has read
-//   that (a clean DISCONNECT written just before must still be read), then destroys it; what the
-//   survivor writes after that goes nowhere, as bytes sent to a closed socket do.
+//   that (a clean DISCONNECT written just before must still be read), then destroys it; a paused
+//   survivor keeps its unread bytes until it is resumed, as a socket does; what the survivor writes
+//   after that goes nowhere, as bytes sent to a closed socket do.
 
 import { Duplex } from 'node:stream';
 
@@ -129,8 +130,11 @@ export class DuplexSide extends Duplex {
     }
     this.once('end', () => this.destroy());
     this.push(null);
-    // Nobody reading (paused, no listener): 'end' would never come, so close now.
-    if (this.readableFlowing !== true && this.listenerCount('readable') === 0) this.destroy();
+    // A side nobody has ever read (no 'data' or 'readable' listener): 'end' would never come, close now.
+    // A paused one is read again later (pipe() pauses a source while its destination is full): as a
+    // paused socket keeps what the kernel holds, it keeps its unread bytes, and ends and closes once it
+    // has read them. Destroying it here dropped the broker's last packets unread.
+    if (this.readableFlowing === null && this.listenerCount('readable') === 0) this.destroy();
   }
 
   #release(): void {

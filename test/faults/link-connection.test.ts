@@ -136,7 +136,10 @@ describe('reconnect_storm', () => {
     addFault(a, 'reconnect_storm', { reconnects: 20, interval_ms: 30 });
     t.svc.world.meter(a.deviceId)!.tick();
     for (let i = 0; i < 10; i++) await t.svc.world.advance(1_000); // telemetry flows during the storm
-    await new Promise((r) => setTimeout(r, 3_000)); // the storm is over (20 × 30 ms, plus the reconnections, on a busy machine)
+    // The storm is over (20 × 30 ms, plus the reconnections): polled, not a fixed 3 s.
+    await expect
+      .poll(() => t.svc.world.meter(a.deviceId)!.storming, { timeout: 15_000, interval: 20 })
+      .toBe(false);
     expect(await availability(a, true)).toBe(true);
     await new Promise((r) => setTimeout(r, 200));
     expect(await isOnline(a)).toBe(true); // no late will overwrote the last online
@@ -164,7 +167,10 @@ describe('reconnect_storm against the broker’s connection rate [MC-10.3]', () 
       await expect
         .poll(() => s.svc.broker!.refusals().connections['over the connection rate'] ?? 0, { timeout: 3_000 })
         .toBeGreaterThan(0);
-      await new Promise((r) => setTimeout(r, 2_000)); // the storm itself is over (12 × 10 ms, plus the attempts)
+      // The storm itself is over (12 × 10 ms, plus the attempts): polled, not a fixed 2 s.
+      await expect
+        .poll(() => s.svc.world.meter(a.deviceId)!.storming, { timeout: 15_000, interval: 20 })
+        .toBe(false);
       const back = () =>
         s.svc.world.meter(a.deviceId)!.connected && s.svc.world.twins.get(a.deviceId)?.online;
       await expect.poll(back, { timeout: 6_000 }).toBe(true);

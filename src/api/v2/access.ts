@@ -33,7 +33,17 @@ export function authenticate(
   const wallNow = Date.now();
   const known = store.accountForApiKeyNow(key, now, wallNow);
   if (known !== undefined) accept(request, known, done);
-  else store.accountForApiKey(key, now, wallNow).then((account) => accept(request, account, done), done);
+  else
+    store
+      .accountForApiKey(key, now, wallNow)
+      .then(
+        (account) => accept(request, account, done),
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      )
+      // `done` runs the rest of the request (hooks, handler) on this stack; whatever throws there is
+      // past authentication and must not come back as an unhandled rejection (which ends the process).
+      // Fastify catches a throw from a synchronous `done`; here it is ours to report.
+      .catch((err: unknown) => request.log.error({ err }, 'the request failed after authentication'));
 }
 
 function accept(request: FastifyRequest, account: Account | null, done: (err?: Error) => void): void {
