@@ -8,10 +8,10 @@ import { dateTimeToInstant, decodeDateTime } from '../apdu/datetime.ts';
 import { DAR } from '../apdu/errors.ts';
 import { instantaneousRow, scalerRow } from '../cosem/instant.ts';
 import { OBIS } from '../cosem/obis.ts';
-import { findObject } from '../cosem/object-list.ts';
+import { columnsOf, findObject } from '../cosem/object-list.ts';
 import { billingRows, blockLoadRows, dailyLoadRows, type Row } from '../cosem/rows.ts';
 import type { CaptureObject, CosemObject } from '../cosem/types.ts';
-import { METER_TYPE_1P2W, nameplateValues } from '../cosem/values.ts';
+import { kindOf, METER_TYPE_1P2W, nameplateValues } from '../cosem/values.ts';
 import type { ReadContext } from './attributes.ts';
 import { captureData, NULL_DATA, rowData, scalerUnitData, visible } from './encode.ts';
 
@@ -30,15 +30,17 @@ export function readProfile(
   c: ReadContext,
 ): GetDataResult {
   const capture = o.capture!;
+  // [CO-6.4] The columns this meter has: a `basic` meter's profiles capture no current.
+  const columns = columnsOf(o, kindOf(c.view.snapshot.info));
   if (access !== undefined && id !== 2) return refused(DAR.scopeOfAccessViolated); // [AS-4.3]
   switch (id) {
     case 2: {
-      const range = access === undefined ? ALL : parseRange(access, capture.objects, c.config.offsetMin);
+      const range = access === undefined ? ALL : parseRange(access, columns, c.config.offsetMin);
       if (typeof range === 'number') return refused(range);
       return ok(bufferData(o, range, c));
     }
     case 3:
-      return ok({ type: 'array', items: capture.objects.map(captureData) });
+      return ok({ type: 'array', items: columns.map(captureData) });
     case 4:
       return ok({ type: 'double-long-unsigned', value: capture.periodS });
     case 5: // [CO-4.2] FIFO
@@ -180,7 +182,8 @@ function rows(o: CosemObject, range: Range, c: ReadContext, running = false): Ro
 
 /** [AS-4.1] The buffer: an array of structures, a cell per (selected) column. */
 function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
-  const columns = o.capture!.objects;
+  const meter = kindOf(c.view.snapshot.info);
+  const columns = columnsOf(o, meter);
   const pick = (cells: Data[]): Data => ({
     type: 'structure',
     items: range.columns.length === 0 ? cells : range.columns.map((i) => cells[i] ?? NULL_DATA),
@@ -188,7 +191,7 @@ function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
   // [AS-4.5] By entry, every profile alike: the one-row profiles too (entry 2 of one row is no row).
   const byEntry = <T>(all: T[]): T[] =>
     range.entries ? all.slice(range.entries.first - 1, range.entries.last) : all;
-  const scalers = scalerRow(o.obis);
+  const scalers = scalerRow(o.obis, meter);
   if (scalers !== null) {
     return { type: 'array', items: byEntry([pick(scalers.map((s) => scalerUnitData(s.scaler, s.unit)))]) };
   }
