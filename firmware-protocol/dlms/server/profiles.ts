@@ -59,7 +59,7 @@ const HISTORY_PROFILES = [OBIS.blockLoadProfile, OBIS.dailyLoadProfile, OBIS.bil
 
 /**
  * [AS-3.8] A register only a load or billing profile captures: the cell of the newest row that captures
- * it, the period still running included (a billing-period register runs until the billing date captures
+ * it, the interval still running included (a billing-period register runs until the billing date captures
  * it), or null with no row at all.
  */
 export function lastCaptured(obis: string, c: ReadContext): number | null {
@@ -157,20 +157,23 @@ function instant(d: Data, offsetMin: number): number | null {
 }
 
 /**
- * The rows of a profile within the range, as numbers (cosem/rows.ts). [AS-4.6] The billing buffer holds
- * closed months only (a month is billed at its end): a fresh meter's is empty, as a real meter's before
- * its first billing date; `running` adds the month still running, for the registers (AS-3.8).
+ * The rows of a profile within the range, as numbers (cosem/rows.ts). [AS-4.6, AS-4.7] The block load,
+ * daily load and billing buffers hold closed intervals only: a row's clock is its interval's end, and it
+ * is a row once that end has come (a month is billed at its end; a block or a day is captured at its
+ * end), so a fresh meter's billing buffer is empty, as a real meter's before its first billing date.
+ * `running` adds the interval still running, for the registers only a profile captures (AS-3.8).
  */
 function rows(o: CosemObject, range: Range, c: ReadContext, running = false): Row[] {
   const v = c.view;
-  const opts = { from: range.from, to: range.to, offsetMin: c.config.offsetMin, vahAtStart: v.vahAtStart };
+  const to = running ? range.to : Math.min(range.to, v.now);
+  const opts = { from: range.from, to, offsetMin: c.config.offsetMin, vahAtStart: v.vahAtStart };
   switch (o.obis) {
     case OBIS.blockLoadProfile:
       return blockLoadRows(v.history, { ...opts, periodS: o.capture!.periodS });
     case OBIS.dailyLoadProfile:
       return dailyLoadRows(v.history, opts);
     case OBIS.billingProfile:
-      return billingRows(v.history, running ? opts : { ...opts, to: Math.min(range.to, v.now) });
+      return billingRows(v.history, opts);
     case OBIS.instantaneousProfile: {
       const row = instantaneousRow(v.snapshot);
       return row[0]! >= range.from && row[0]! <= range.to ? [row] : [];
