@@ -155,7 +155,7 @@ export async function runMeter(argv: string[]): Promise<void> {
       return;
     }
     const where = [
-      serial && `HDLC on ${serial}`,
+      serial && (dlms.modeE ? `IEC 62056-21 mode E, then HDLC, on ${serial}` : `HDLC on ${serial}`),
       started.tcpPort !== undefined && `wrapper on TCP port ${started.tcpPort}`,
     ];
     log('info', `meter ${deviceId} (${model}) speaking DLMS: ${where.filter(Boolean).join(', ')}`);
