@@ -102,6 +102,8 @@ export async function runMeter(argv: string[]): Promise<void> {
     dlms = dlmsFlags(values, cli);
     if (dlms === null) return;
     if (!serial && dlms.tcp === undefined) return usageError('--protocol dlms needs --serial, --tcp or both');
+    if (dlms.modeE && !serial)
+      return usageError('--iec-mode-e is an optical port sign-on: it needs --serial');
   } else {
     const dlmsOnly = Object.keys(DLMS_OPTIONS).find((k) => values[k] !== undefined);
     if (dlmsOnly) return usageError(`--${dlmsOnly} is for --protocol dlms`);
