@@ -87,7 +87,13 @@ export class DlmsMeter {
       snapshot: {
         sample,
         state: reportedState(s, now),
-        info: { device_id: s.deviceId, firmware: s.firmware, has_relay: true, serial: s.serial },
+        info: {
+          device_id: s.deviceId,
+          firmware: s.firmware,
+          has_relay: true,
+          model: s.model,
+          serial: s.serial,
+        },
         counters: this.#counters,
       },
       history: this.#history,

@@ -190,6 +190,8 @@ export class IecMeter {
       case 'set-baud':
         await this.#port.setBaud(effect.baud);
         return;
+      case 'binary': // [IEC-10] never offered by this mode C meter (no binaryMode), so never selected
+        return;
     }
   }
 

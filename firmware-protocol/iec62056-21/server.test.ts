@@ -52,6 +52,7 @@ function wire(effects: Effect[]): (string | Message)[] {
   return effects.flatMap((e): (string | Message)[] => {
     if (e.kind === 'wait') return [`wait ${e.ms}`];
     if (e.kind === 'set-baud') return [`baud ${e.baud}`];
+    if (e.kind === 'binary') return [`binary ${e.baud}`];
     if (e.kind === 'note') return [];
     const d = decodeMessage(e.bytes);
     return [d.ok ? d.message : `undecodable ${e.message}`];

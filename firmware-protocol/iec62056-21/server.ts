@@ -6,6 +6,7 @@
 import { type BaudChar, INITIAL_BAUD, isBaudChar, MODE_C_BAUDS } from './chars.ts';
 import { decodeMessage, encodeMessage, type Message } from './codec.ts';
 import { checkDataSet, type DataLine } from './data-set.ts';
+import { isModeE, MODE_E_ENHANCED } from './mode-e.ts';
 import type { Piece } from './splitter.ts';
 
 export interface ServerOptions {
@@ -21,6 +22,11 @@ export interface ServerOptions {
   reactionMs?: number;
   /** [IEC-1.5] How long the meter waits for the option select after its identification. Default 2200. */
   optionTimeoutMs?: number;
+  /**
+   * [IEC-10.1] Mode E offered: the identification carries `\2`, and `ACK 2 Z 2` hands the line to HDLC
+   * (a `binary` effect) instead of being refused. Default false (a mode C meter).
+   */
+  binaryMode?: boolean;
   /** [IEC-5.4] The data sets at `now`, read when a readout is selected. */
   readout: (now: number) => readonly DataLine[];
 }
@@ -46,6 +52,7 @@ export type Note =
   | 'identified'
   | 'readout'
   | 'refused'
+  | 'binary'
   | 'option_timeout'
   | 'bad_data_set';
 
@@ -56,6 +63,8 @@ export type Effect =
   | { kind: 'send'; bytes: Uint8Array; message: Message['kind'] }
   /** Switch the port's rate [IEC-5.4]. */
   | { kind: 'set-baud'; baud: number }
+  /** [IEC-10.4] Mode E selected: the line is HDLC at `baud`, 8N1, until the I/O layer hands it back. */
+  | { kind: 'binary'; baud: number }
   | { kind: 'note'; note: Note; detail: string };
 
 export interface Step {
@@ -95,6 +104,7 @@ export function createServer(options: ServerOptions): Server {
     manufacturer: options.manufacturer,
     baudChar: options.baudChar,
     ident: options.ident,
+    ...(options.binaryMode ? { enhanced: MODE_E_ENHANCED } : {}),
   });
   const breakBytes = encodeMessage({ kind: 'break' });
   const wait: Effect = { kind: 'wait', ms: reactionMs };
@@ -122,6 +132,13 @@ export function createServer(options: ServerOptions): Server {
   }
 
   function onOptionSelect(m: Extract<Message, { kind: 'option-select' }>, now: number): Step {
+    if (options.binaryMode && isModeE(m)) {
+      // [IEC-10.4] No answer in 7E1: the meter switches to Z's rate and 8N1 and waits for SNRM.
+      if (!isBaudChar(m.baudChar) || m.baudChar > options.baudChar)
+        return refuse(`baud-rate character ${m.baudChar} not offered (IEC-5.5)`);
+      const baud = MODE_C_BAUDS[m.baudChar];
+      return { state: IDLE, effects: [{ kind: 'binary', baud }, note('binary', `HDLC at ${baud} Bd`)] };
+    }
     if (m.protocol !== '0') return refuse(`protocol control character ${m.protocol} (IEC-5.5)`);
     if (m.mode !== '0') return refuse(`mode ${m.mode}: only the data readout (IEC-5.5)`);
     if (!isBaudChar(m.baudChar) || m.baudChar > options.baudChar) {

@@ -45,6 +45,8 @@ the login (wrong password, unknown device) ends the bridge with exit code 2 and 
                         required for client 32. The MQTT password is then METERSTACK_BRIDGE_PASSWORD
   --poll-s <n>          with --dlms: seconds between polls (default ${DLMS_DEFAULTS.pollMs / 1000})
   --state-file <file>   with --dlms: recharge ids and profile cursor (default ./dlms-<device id>.json)
+  --iec-mode-e          with --dlms --serial: an optical probe; IEC 62056-21 mode E sign-on at 300 Bd
+                        (ACK 2 Z 2) before each association, then HDLC at up to --baud (IEC-10)
 ${DLMS_FLEET_FLAGS}${IEC_BRIDGE_FLAGS}${logLevelHelp(24)}`;
 
 const cli = usage('bridge', BRIDGE_HELP);
@@ -72,6 +74,7 @@ export async function runBridge(argv: string[]): Promise<void> {
         'unit-id': { type: 'string' },
         'poll-ms': { type: 'string' },
         dlms: { type: 'boolean' },
+        'iec-mode-e': { type: 'boolean' },
         tcp: { type: 'string' },
         client: { type: 'string' },
         server: { type: 'string' },
@@ -118,6 +121,8 @@ export async function runBridge(argv: string[]): Promise<void> {
   if (dlms && serial && str('tcp')) return usageError('--dlms takes --serial or --tcp, not both');
   if (!serial && !(dlms && str('tcp')))
     return usageError(dlms ? '--serial or --tcp is required' : '--serial is required');
+  if (values['iec-mode-e'] === true && !(dlms && serial))
+    return usageError("--iec-mode-e needs --dlms --serial: mode E is an optical port's sign-on");
   for (const flag of ['tcp', 'client', 'server', 'state-file']) {
     if (!dlms && values[flag] !== undefined) return usageError(`--${flag} needs --dlms`);
   }
@@ -143,7 +148,15 @@ export async function runBridge(argv: string[]): Promise<void> {
   if (dlms) {
     if (modbus !== undefined || values['iec62056-21'] === true)
       return usageError('--dlms, --modbus and --iec62056-21 exclude each other: a meter speaks one of them');
-    const started = await startDlms(str, serial, baud, username, broker, onFatal);
+    const started = await startDlms(
+      str,
+      serial,
+      baud,
+      values['iec-mode-e'] === true,
+      username,
+      broker,
+      onFatal,
+    );
     if (started === null) return;
     closer = started;
   } else if (values['iec62056-21'] === true) {
@@ -202,6 +215,7 @@ async function startDlms(
   str: (k: string) => string | undefined,
   serial: string | undefined,
   baud: number,
+  modeE: boolean,
   deviceId: string,
   broker: { url: string; username: string; password: string },
   onFatal: (reason: string) => void,
@@ -221,7 +235,12 @@ async function startDlms(
     link = { kind: 'tcp', host: m[1]!.replace(/^\[|\]$/g, ''), port };
   } else {
     // IS 15959 optical ports and RS-485 run at 9600 baud unless told; the line protocol's rate would not.
-    link = { kind: 'serial', path: serial!, baud: str('baud') === undefined ? DLMS_DEFAULTS.baud : baud };
+    link = {
+      kind: 'serial',
+      path: serial!,
+      baud: str('baud') === undefined ? DLMS_DEFAULTS.baud : baud,
+      modeE,
+    };
   }
   const serverText = str('server') ?? (tcp !== undefined ? '1' : '1/16');
   const server = parseServerAddress(serverText);

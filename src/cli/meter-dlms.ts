@@ -4,8 +4,10 @@
 import type { HdlcAddress } from '../../firmware-protocol/dlms/hdlc/frame.ts';
 import { DEFAULT_SERVER_CONFIG } from '../../firmware-protocol/dlms/server/view.ts';
 import { MAX_WPDU_APDU } from '../../firmware-protocol/dlms/wrapper/codec.ts';
+import { type BaudChar, MODE_C_BAUDS } from '../../firmware-protocol/iec62056-21/chars.ts';
 import { HdlcMeterPort } from '../../simulator/dlms-hdlc.ts';
 import { DlmsMeter } from '../../simulator/dlms-meter.ts';
+import { ModeEMeterPort } from '../../simulator/dlms-mode-e.ts';
 import { WrapperMeterServer } from '../../simulator/dlms-tcp.ts';
 import type { MeterState } from '../../simulator/meter/types.ts';
 import { log } from './log.ts';
@@ -24,6 +26,8 @@ export const DLMS_HELP = `DLMS flags (--protocol dlms; give --serial, --tcp or b
   --address-size 1|2|4        bytes of the HDLC server address (default ${DLMS_DEFAULTS.addressSize}: 02 21)
   --password <text>           meter reader's LLS password, client 32 (default ${DEFAULT_SERVER_CONFIG.readerPassword})
   --inactivity-s <s>          HDLC inactivity timeout, 0 never (default ${DLMS_DEFAULTS.inactivityS})
+  --iec-mode-e                the serial port is an optical port: IEC 62056-21 sign-on at 300 Bd 7E1 first,
+                              HDLC after ACK 2 Z 2 at the --baud offered (IEC-10; also a mode C readout)
 `;
 
 export const DLMS_OPTIONS = {
@@ -33,6 +37,7 @@ export const DLMS_OPTIONS = {
   'address-size': { type: 'string' },
   password: { type: 'string' },
   'inactivity-s': { type: 'string' },
+  'iec-mode-e': { type: 'boolean' },
 } as const;
 
 export interface DlmsFlags {
@@ -40,6 +45,8 @@ export interface DlmsFlags {
   address: HdlcAddress;
   password: string;
   inactivityS: number;
+  /** [IEC-10.6] The serial port signs on as an IEC 62056-21 optical port first (mode E). */
+  modeE: boolean;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -70,7 +77,13 @@ export function dlmsFlags(values: Values, cli: Usage): DlmsFlags | null {
   const upper = logical ?? DLMS_DEFAULTS.logical;
   const lower = physical ?? DLMS_DEFAULTS.physical;
   const address: HdlcAddress = bytes === 1 ? { bytes: 1, value: upper } : { bytes, upper, lower };
-  return { tcp, address, password, inactivityS: inactivity ?? DLMS_DEFAULTS.inactivityS };
+  return {
+    tcp,
+    address,
+    password,
+    inactivityS: inactivity ?? DLMS_DEFAULTS.inactivityS,
+    modeE: values['iec-mode-e'] === true,
+  };
 }
 
 /** Starts the DLMS meter on its links; resolves with what stops it. */
@@ -81,6 +94,11 @@ export async function startDlmsMeter(o: {
   baud: number;
   flags: DlmsFlags;
 }): Promise<{ stop: () => Promise<void>; tcpPort: number | undefined }> {
+  const baudChar = (Object.keys(MODE_C_BAUDS) as BaudChar[]).find((c) => MODE_C_BAUDS[c] === o.baud);
+  if (o.flags.modeE && baudChar === undefined)
+    throw new TypeError(
+      `--iec-mode-e offers one of ${Object.values(MODE_C_BAUDS).join(', ')} Bd, not --baud ${o.baud}`,
+    );
   const meter = new DlmsMeter({
     state: o.state,
     now: o.now,
@@ -94,15 +112,25 @@ export async function startDlmsMeter(o: {
   const hdlc =
     o.serial === undefined
       ? null
-      : new HdlcMeterPort({
-          meter,
-          path: o.serial,
-          baud: o.baud,
-          address: o.flags.address,
-          log,
-          inactivityTimeoutMs: o.flags.inactivityS * 1000,
-          now: o.now,
-        });
+      : o.flags.modeE
+        ? new ModeEMeterPort({
+            meter,
+            path: o.serial,
+            address: o.flags.address,
+            log,
+            now: o.now,
+            inactivityTimeoutMs: o.flags.inactivityS * 1000,
+            baudChar: baudChar ?? '5',
+          })
+        : new HdlcMeterPort({
+            meter,
+            path: o.serial,
+            baud: o.baud,
+            address: o.flags.address,
+            log,
+            inactivityTimeoutMs: o.flags.inactivityS * 1000,
+            now: o.now,
+          });
   hdlc?.start();
   const tcp = o.flags.tcp === undefined ? null : new WrapperMeterServer({ meter, port: o.flags.tcp, log });
   const tcpPort = await tcp?.listen();

@@ -102,6 +102,8 @@ export async function runMeter(argv: string[]): Promise<void> {
     dlms = dlmsFlags(values, cli);
     if (dlms === null) return;
     if (!serial && dlms.tcp === undefined) return usageError('--protocol dlms needs --serial, --tcp or both');
+    if (dlms.modeE && !serial)
+      return usageError('--iec-mode-e is an optical port sign-on: it needs --serial');
   } else {
     const dlmsOnly = Object.keys(DLMS_OPTIONS).find((k) => values[k] !== undefined);
     if (dlmsOnly) return usageError(`--${dlmsOnly} is for --protocol dlms`);
@@ -155,7 +157,7 @@ export async function runMeter(argv: string[]): Promise<void> {
       return;
     }
     const where = [
-      serial && `HDLC on ${serial}`,
+      serial && (dlms.modeE ? `IEC 62056-21 mode E, then HDLC, on ${serial}` : `HDLC on ${serial}`),
       started.tcpPort !== undefined && `wrapper on TCP port ${started.tcpPort}`,
     ];
     log('info', `meter ${deviceId} (${model}) speaking DLMS: ${where.filter(Boolean).join(', ')}`);

@@ -99,6 +99,20 @@ export class BytePort {
     );
   }
 
+  /**
+   * Reopens the port at another rate and character format (IEC 62056-21 mode E: from 300 Bd 7E1 to HDLC's
+   * 8N1, IEC-10.4): a UART's format is set when the port opens, so the port is closed and opened again.
+   * Resolves true once open at the new settings; false when it could not (the port then comes back at
+   * its first settings, as after an unplug, and onOpen says so).
+   */
+  async reformat(baud: number, format: '7E1' | '8N1'): Promise<boolean> {
+    const old = this.#port;
+    this.#port = null; // its 'close' is ours, not a line gone
+    if (old?.isOpen) await new Promise<void>((resolve) => old.close(() => resolve()));
+    if (this.#closed) return false;
+    return new Promise((resolve) => this.#openAt(baud, format, resolve));
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
@@ -115,11 +129,19 @@ export class BytePort {
   #attempt(): void {
     this.#timer = null;
     if (this.#closed) return;
-    const { path, baud, log, format } = this.#opts;
+    this.#openAt(this.#opts.baud, this.#opts.format, (ok) => {
+      if (ok) this.#opts.onOpen?.();
+    });
+  }
+
+  /** Opens at these settings; `done(false)` after a failure, which also schedules a retry at the first ones. */
+  #openAt(baud: number, format: '7E1' | '8N1', done: (ok: boolean) => void): void {
+    const { path, log } = this.#opts;
     if (!existsSync(path)) {
       if (!this.#missingLogged) log('warn', `serial ${path}: not present; waiting for it to appear`);
       this.#missingLogged = true;
       this.#schedule();
+      done(false);
       return;
     }
     this.#missingLogged = false;
@@ -144,6 +166,7 @@ export class BytePort {
     port.open((err) => {
       if (this.#closed) {
         if (!err) port.close();
+        done(false);
         return;
       }
       if (err) {
@@ -151,13 +174,14 @@ export class BytePort {
         if (err.message !== this.#failLogged) log('warn', `serial ${path}: open failed (${err.message})`);
         this.#failLogged = err.message;
         this.#schedule();
+        done(false);
         return;
       }
       this.#failLogged = '';
       this.#port = port;
       this.#baud = baud;
       log('info', `serial ${path}: open at ${baud} Bd, ${format}`);
-      this.#opts.onOpen?.();
+      done(true);
     });
   }
 }

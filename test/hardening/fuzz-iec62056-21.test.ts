@@ -21,7 +21,8 @@ import { type Piece, Splitter } from '../../firmware-protocol/iec62056-21/splitt
 import { fuzzParams, fuzzTimeout } from './fuzz-config.ts';
 
 const { valid } = loadVectors();
-const GOLDEN = valid.map((v) => fromHex(v.hex));
+/** The valid vectors, and mode E's option select (IEC-10.2), so the meter meets it among the noise. */
+const GOLDEN = [...valid.map((v) => fromHex(v.hex)), fromHex('063235320d0a')];
 
 function expectTyped(result: DecodeResult): void {
   if (result.ok) return;
@@ -168,14 +169,15 @@ describe('Splitter [IEC-4]', () => {
   );
 });
 
-describe('the meter [IEC-5]', () => {
-  it(
-    'never throws on hostile input and only ever sends messages that decode',
-    () => {
+describe('the meter [IEC-5, IEC-10]', () => {
+  it.each([false, true])(
+    'never throws on hostile input and only ever sends messages that decode (mode E offered: %s); a switch to HDLC only on ACK 2 Z 2',
+    (binaryMode) => {
       const server = createServer({
         manufacturer: 'MSX',
         ident: 'meterstack-1',
         baudChar: '5',
+        binaryMode,
         readout: () => [[{ address: '1-0:1.8.0', values: [{ value: '000285.40', unit: 'kWh' }] }]],
       });
       const events = fc.array(fc.tuple(fc.oneof(hostile, fc.constantFrom(...GOLDEN)), fc.nat(5_000)), {
@@ -191,8 +193,15 @@ describe('the meter [IEC-5]', () => {
             for (const piece of splitter.push(bytes, now)) {
               const step = server.step(state, { kind: 'piece', piece, now });
               state = step.state;
-              for (const e of step.effects)
+              for (const e of step.effects) {
                 if (e.kind === 'send') expect(decodeMessage(e.bytes).ok).toBe(true);
+                if (e.kind === 'binary') {
+                  const m = decodeMessage(piece.kind === 'message' ? piece.bytes : new Uint8Array());
+                  expect(binaryMode && m.ok && m.message.kind === 'option-select' && m.message.mode).toBe(
+                    '2',
+                  );
+                }
+              }
             }
             state = server.step(state, { kind: 'tick', now }).state;
           }

@@ -18,20 +18,16 @@ const m = {
     pg_enabled: false,
     wifi_type: 'Primary' as const,
   },
-  info: { device_id: 'MTR-1', firmware: '1', has_relay: true },
+  info: { device_id: 'MTR-1', firmware: '1', has_relay: true, model: 'basic' as const },
   counters: { ...ZERO_COUNTERS, apparentEnergyVah: 13_000, billingCount: 2 },
 };
 
 describe('instantaneous profile row [CO-7.1]', () => {
-  it("[CO-7.1, CO-6.4] every column in order; a basic meter's unmeasured columns are null", () => {
+  it("[CO-7.1, CO-6.4] every column in order; a basic meter's profile has no column it does not measure", () => {
     expect(instantaneousRow(m)).toEqual([
       1_000_000, // clock
       23000, // 229.995 V rounds to 230.00 (CO-3.3)
-      null, // phase current: basic
-      null, // neutral current
-      null, // power factor
       5000, // 50.00 Hz (CO-6.6)
-      null, // apparent power
       1000, // 100.0 W
       12_345, // Wh
       13_000, // VAh
@@ -41,9 +37,24 @@ describe('instantaneous profile row [CO-7.1]', () => {
       0, // programming count
       0,
       0, // export
-      null, // reactive power
       500, // the sample's balance, newer than the state's (CO-9.2)
     ]);
+  });
+  it('[CO-7.1] a full meter: phase and neutral current, power factor, VA and var in their places', () => {
+    const full = {
+      ...m,
+      sample: {
+        ...m.sample,
+        current: 0.4351,
+        power_factor: 0.92,
+        apparent_power: 108.7,
+        reactive_power: 42.6,
+      },
+      info: { ...m.info, model: 'full' as const },
+    };
+    const row = instantaneousRow(full);
+    expect(row).toHaveLength(18);
+    expect([row[2], row[3], row[4], row[6], row[16]]).toEqual([435, 435, 920, 1087, 426]);
   });
 });
 

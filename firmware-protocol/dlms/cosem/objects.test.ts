@@ -63,7 +63,7 @@ describe('the object list', () => {
 
 describe('the associations [CO-2]', () => {
   it('[CO-2.5] the public client sees the management objects and name plate only, reading them', () => {
-    const list = objectList('public', { hasRelay: true });
+    const list = objectList('public', { hasRelay: true, model: 'full' });
     expect(list.map((o) => o.obis).sort()).toEqual(
       [
         OBIS.associationCurrent,
@@ -85,15 +85,15 @@ describe('the associations [CO-2]', () => {
   });
 
   it('[CO-2.5] the meter reader sees everything but the public association', () => {
-    const list = objectList('reader', { hasRelay: true });
+    const list = objectList('reader', { hasRelay: true, model: 'full' });
     expect(list.length).toBe(OBJECTS.length - 1);
     expect(list.find((o) => o.obis === OBIS.associationPublic)).toBeUndefined();
   });
 
   it('[CO-8.4] a meter without a relay lists no disconnect control', () => {
-    expect(objectList('reader', { hasRelay: false }).find((o) => o.obis === OBIS.disconnectControl)).toBe(
-      undefined,
-    );
+    expect(
+      objectList('reader', { hasRelay: false, model: 'full' }).find((o) => o.obis === OBIS.disconnectControl),
+    ).toBe(undefined);
   });
 
   it('[CO-2.4] the reader may invoke exactly the relay methods and the credit update', () => {
@@ -110,7 +110,7 @@ describe('the associations [CO-2]', () => {
   });
 
   it("[CO-2.6] object_list entries carry the association's own access modes and the range selector", () => {
-    const pub = objectListEntries('public', { hasRelay: true });
+    const pub = objectListEntries('public', { hasRelay: true, model: 'full' });
     const clock = pub.find((e) => e.obis === OBIS.clock)!;
     expect(clock).toMatchObject({ classId: 8, version: 0 });
     expect(clock.attributes.slice(0, 3)).toEqual([
@@ -118,7 +118,7 @@ describe('the associations [CO-2]', () => {
       { id: 2, mode: 1, selectors: [] },
       { id: 3, mode: 0, selectors: [] },
     ]);
-    const reader = objectListEntries('reader', { hasRelay: true });
+    const reader = objectListEntries('reader', { hasRelay: true, model: 'full' });
     const block = reader.find((e) => e.obis === OBIS.blockLoadProfile)!;
     expect(block.attributes[1]).toEqual({ id: 2, mode: 1, selectors: [1, 2] });
     const tariff = reader.find((e) => e.obis === OBIS.ebTariff)!;

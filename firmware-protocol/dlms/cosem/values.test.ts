@@ -51,7 +51,7 @@ const STATE: ReportedState = {
 const snap = (sample: Sample, state = STATE): MeterSnapshot => ({
   sample,
   state,
-  info: { device_id: 'MTR-000123', firmware: '2.0.0', has_relay: true, serial: 'SN-1' },
+  info: { device_id: 'MTR-000123', firmware: '2.0.0', has_relay: true, model: 'full', serial: 'SN-1' },
   counters: { ...ZERO_COUNTERS, apparentEnergyVah: 950_100, billingCount: 3, tamperCount: 1 },
 });
 
@@ -219,12 +219,13 @@ describe('name plate [CO-5]', () => {
       device_id: 'MTR-1',
       firmware: '2.0.0',
       has_relay: true,
+      model: 'full',
       serial: 'SN-2026-000125-LONG',
     });
     expect(v.logicalDeviceName).toBe('MSKSN-2026-00012');
     expect(v.sapAssignment).toEqual([{ sap: 1, logicalDeviceName: 'MSKSN-2026-00012' }]);
-    expect(nameplateValues({ device_id: 'MTR-1', firmware: 'x', has_relay: false }).serialNumber).toBe(
-      'MTR-1',
-    );
+    expect(
+      nameplateValues({ device_id: 'MTR-1', firmware: 'x', has_relay: false, model: 'basic' }).serialNumber,
+    ).toBe('MTR-1');
   });
 });

@@ -1,9 +1,9 @@
 // From the meter the MQTT contract describes to register values, and back [CO-6, CO-9]. Pure.
 
-import type { Mode, ReportedState, Sample } from '../../mqtt/vocabulary.ts';
+import type { MeterModel, Mode, ReportedState, Sample } from '../../mqtt/vocabulary.ts';
 import { MODES } from '../../mqtt/vocabulary.ts';
 import { OBIS } from './obis.ts';
-import { findObject } from './object-list.ts';
+import { findObject, type MeterKind } from './object-list.ts';
 import type { Obis, ScaledValue, UnitName } from './types.ts';
 
 /** The parts of the contract's `info` (MC-4.2) the object model shows. InfoPayload fits it. */
@@ -11,7 +11,14 @@ export interface MeterInfo {
   device_id: string;
   firmware: string;
   has_relay: boolean;
+  /** [CO-6.4] What the meter measures: a `basic` meter has no current, power factor, VA or var. */
+  model: MeterModel;
   serial?: string;
+}
+
+/** [CO-2.5] Which objects a meter with this info has (object-list.ts). */
+export function kindOf(info: MeterInfo): MeterKind {
+  return { hasRelay: info.has_relay, model: info.model };
 }
 
 /**

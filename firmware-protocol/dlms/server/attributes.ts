@@ -12,7 +12,14 @@ import { disconnectValues } from '../cosem/disconnect.ts';
 import { OBIS } from '../cosem/obis.ts';
 import { objectListEntries } from '../cosem/object-list.ts';
 import { type Association, CLIENT_SAP, type CosemObject, UNITS } from '../cosem/types.ts';
-import { CURRENCY, counterValue, nameplateValues, prepaidValues, registerValue } from '../cosem/values.ts';
+import {
+  CURRENCY,
+  counterValue,
+  kindOf,
+  nameplateValues,
+  prepaidValues,
+  registerValue,
+} from '../cosem/values.ts';
 import {
   dateTimeData,
   intData,
@@ -99,7 +106,7 @@ function association(o: CosemObject, id: number, c: ReadContext): GetDataResult 
   const lls = who === 'reader';
   switch (id) {
     case 2:
-      return ok(objectListData(objectListEntries(who, { hasRelay: c.view.snapshot.info.has_relay })));
+      return ok(objectListData(objectListEntries(who, kindOf(c.view.snapshot.info))));
     case 3:
       return ok({
         type: 'structure',

@@ -8,10 +8,10 @@ import { dateTimeToInstant, decodeDateTime } from '../apdu/datetime.ts';
 import { DAR } from '../apdu/errors.ts';
 import { instantaneousRow, scalerRow } from '../cosem/instant.ts';
 import { OBIS } from '../cosem/obis.ts';
-import { findObject } from '../cosem/object-list.ts';
+import { columnsOf, findObject } from '../cosem/object-list.ts';
 import { billingRows, blockLoadRows, dailyLoadRows, type Row } from '../cosem/rows.ts';
 import type { CaptureObject, CosemObject } from '../cosem/types.ts';
-import { METER_TYPE_1P2W, nameplateValues } from '../cosem/values.ts';
+import { kindOf, METER_TYPE_1P2W, nameplateValues } from '../cosem/values.ts';
 import type { ReadContext } from './attributes.ts';
 import { captureData, NULL_DATA, rowData, scalerUnitData, visible } from './encode.ts';
 
@@ -30,15 +30,17 @@ export function readProfile(
   c: ReadContext,
 ): GetDataResult {
   const capture = o.capture!;
+  // [CO-6.4] The columns this meter has: a `basic` meter's profiles capture no current.
+  const columns = columnsOf(o, kindOf(c.view.snapshot.info));
   if (access !== undefined && id !== 2) return refused(DAR.scopeOfAccessViolated); // [AS-4.3]
   switch (id) {
     case 2: {
-      const range = access === undefined ? ALL : parseRange(access, capture.objects, c.config.offsetMin);
+      const range = access === undefined ? ALL : parseRange(access, columns, c.config.offsetMin);
       if (typeof range === 'number') return refused(range);
       return ok(bufferData(o, range, c));
     }
     case 3:
-      return ok({ type: 'array', items: capture.objects.map(captureData) });
+      return ok({ type: 'array', items: columns.map(captureData) });
     case 4:
       return ok({ type: 'double-long-unsigned', value: capture.periodS });
     case 5: // [CO-4.2] FIFO
@@ -57,7 +59,7 @@ const HISTORY_PROFILES = [OBIS.blockLoadProfile, OBIS.dailyLoadProfile, OBIS.bil
 
 /**
  * [AS-3.8] A register only a load or billing profile captures: the cell of the newest row that captures
- * it, the period still running included (a billing-period register runs until the billing date captures
+ * it, the interval still running included (a billing-period register runs until the billing date captures
  * it), or null with no row at all.
  */
 export function lastCaptured(obis: string, c: ReadContext): number | null {
@@ -155,20 +157,23 @@ function instant(d: Data, offsetMin: number): number | null {
 }
 
 /**
- * The rows of a profile within the range, as numbers (cosem/rows.ts). [AS-4.6] The billing buffer holds
- * closed months only (a month is billed at its end): a fresh meter's is empty, as a real meter's before
- * its first billing date; `running` adds the month still running, for the registers (AS-3.8).
+ * The rows of a profile within the range, as numbers (cosem/rows.ts). [AS-4.6, AS-4.7] The block load,
+ * daily load and billing buffers hold closed intervals only: a row's clock is its interval's end, and it
+ * is a row once that end has come (a month is billed at its end; a block or a day is captured at its
+ * end), so a fresh meter's billing buffer is empty, as a real meter's before its first billing date.
+ * `running` adds the interval still running, for the registers only a profile captures (AS-3.8).
  */
 function rows(o: CosemObject, range: Range, c: ReadContext, running = false): Row[] {
   const v = c.view;
-  const opts = { from: range.from, to: range.to, offsetMin: c.config.offsetMin, vahAtStart: v.vahAtStart };
+  const to = running ? range.to : Math.min(range.to, v.now);
+  const opts = { from: range.from, to, offsetMin: c.config.offsetMin, vahAtStart: v.vahAtStart };
   switch (o.obis) {
     case OBIS.blockLoadProfile:
       return blockLoadRows(v.history, { ...opts, periodS: o.capture!.periodS });
     case OBIS.dailyLoadProfile:
       return dailyLoadRows(v.history, opts);
     case OBIS.billingProfile:
-      return billingRows(v.history, running ? opts : { ...opts, to: Math.min(range.to, v.now) });
+      return billingRows(v.history, opts);
     case OBIS.instantaneousProfile: {
       const row = instantaneousRow(v.snapshot);
       return row[0]! >= range.from && row[0]! <= range.to ? [row] : [];
@@ -180,7 +185,8 @@ function rows(o: CosemObject, range: Range, c: ReadContext, running = false): Ro
 
 /** [AS-4.1] The buffer: an array of structures, a cell per (selected) column. */
 function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
-  const columns = o.capture!.objects;
+  const meter = kindOf(c.view.snapshot.info);
+  const columns = columnsOf(o, meter);
   const pick = (cells: Data[]): Data => ({
     type: 'structure',
     items: range.columns.length === 0 ? cells : range.columns.map((i) => cells[i] ?? NULL_DATA),
@@ -188,7 +194,7 @@ function bufferData(o: CosemObject, range: Range, c: ReadContext): Data {
   // [AS-4.5] By entry, every profile alike: the one-row profiles too (entry 2 of one row is no row).
   const byEntry = <T>(all: T[]): T[] =>
     range.entries ? all.slice(range.entries.first - 1, range.entries.last) : all;
-  const scalers = scalerRow(o.obis);
+  const scalers = scalerRow(o.obis, meter);
   if (scalers !== null) {
     return { type: 'array', items: byEntry([pick(scalers.map((s) => scalerUnitData(s.scaler, s.unit)))]) };
   }

@@ -5,6 +5,7 @@ import type { AccessSelection, AttributeDescriptor, GetDataResult, MethodDescrip
 import { DAR } from '../apdu/errors.ts';
 import { findObject, objectList } from '../cosem/object-list.ts';
 import type { AttributeDef, CosemObject, MethodDef } from '../cosem/types.ts';
+import { kindOf } from '../cosem/values.ts';
 import { type ReadContext, readAttribute } from './attributes.ts';
 import { ln } from './encode.ts';
 import { readProfile } from './profiles.ts';
@@ -24,9 +25,7 @@ function find(
   c: ReadContext,
 ): { ok: true; object: CosemObject } | { ok: false; result: number } {
   const o = findObject(obis);
-  const listed =
-    o !== undefined &&
-    objectList(c.association.who, { hasRelay: c.view.snapshot.info.has_relay }).includes(o);
+  const listed = o !== undefined && objectList(c.association.who, kindOf(c.view.snapshot.info)).includes(o);
   if (!listed) return { ok: false, result: DAR.objectUndefined };
   if (o.classId !== classId) return { ok: false, result: DAR.objectClassInconsistent };
   return { ok: true, object: o };

@@ -40,7 +40,7 @@ const GOLDEN: { name: string; who: 'public' | 'reader'; request: string; respons
     response: 'C4 01 C1 01 09',
   },
   {
-    name: '[AS-3.6, CO-6.4] a basic meter has no phase current: object-unavailable',
+    name: '[AS-3.6] a full meter whose sample lacks the phase current: object-unavailable, never a made-up number',
     who: 'reader',
     request: 'C0 01 C1 00 03 01 00 0B 07 00 FF 02 00',
     response: 'C4 01 C1 01 0B',

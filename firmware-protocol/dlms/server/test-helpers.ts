@@ -1,6 +1,6 @@
 // A meter view and a few request builders for the server's tests (not shipped code).
 
-import type { Sample } from '../../mqtt/vocabulary.ts';
+import type { MeterModel, Sample } from '../../mqtt/vocabulary.ts';
 import { associationRequest } from '../apdu/aarq.ts';
 import { type Apdu, encodeApdu } from '../apdu/apdu.ts';
 import { ZERO_COUNTERS } from '../cosem/values.ts';
@@ -26,7 +26,7 @@ export function history(minutes = 120): Sample[] {
   return out;
 }
 
-export function view(over: Partial<MeterView> = {}, hasRelay = true): MeterView {
+export function view(over: Partial<MeterView> = {}, hasRelay = true, model: MeterModel = 'full'): MeterView {
   const h = over.history ?? history();
   return {
     now: NOW,
@@ -44,7 +44,7 @@ export function view(over: Partial<MeterView> = {}, hasRelay = true): MeterView 
         pg_enabled: false,
         wifi_type: 'Primary',
       },
-      info: { device_id: 'MTR-1', firmware: 'fw-1.2', has_relay: hasRelay, serial: 'SN0001' },
+      info: { device_id: 'MTR-1', firmware: 'fw-1.2', has_relay: hasRelay, model, serial: 'SN0001' },
       counters: { ...ZERO_COUNTERS, apparentEnergyVah: 13_000, billingCount: 2 },
     },
     history: h,

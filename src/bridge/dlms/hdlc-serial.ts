@@ -12,7 +12,9 @@ import {
 } from '../../../firmware-protocol/dlms/hdlc/client.ts';
 import { encodeFrame, type HdlcAddress } from '../../../firmware-protocol/dlms/hdlc/frame.ts';
 import { FrameSplitter } from '../../../firmware-protocol/dlms/hdlc/splitter.ts';
+import { type BaudChar, MODE_C_BAUDS } from '../../../firmware-protocol/iec62056-21/chars.ts';
 import { QuietTimer } from '../../serial/quiet-timer.ts';
+import { signOnModeE } from './mode-e-sign-on.ts';
 import type { ApduTransport, TransportEvents } from './transport.ts';
 
 /** [HD-8.3] The line is quiet this long: a partial frame is never finished. */
@@ -26,6 +28,17 @@ export interface HdlcSerialOptions {
   client: number;
   server: HdlcAddress;
   snrmWaitMs?: number;
+  /**
+   * [IEC-10.6] An optical port in IEC 62056-21 mode E: sign on at 300 Bd 7E1 before each association and
+   * run HDLC at the rate agreed (the slower of the meter's offer and `baud`).
+   */
+  modeE?: boolean;
+}
+
+/** [IEC-10.3] The fastest mode E rate not above `baud` (9600 Bd at most unless asked). */
+function baudCharFor(baud: number): BaudChar {
+  const chars = (Object.keys(MODE_C_BAUDS) as BaudChar[]).filter((c) => MODE_C_BAUDS[c] <= baud);
+  return chars[chars.length - 1] ?? '0';
 }
 
 export class HdlcSerialTransport implements ApduTransport {
@@ -54,7 +67,10 @@ export class HdlcSerialTransport implements ApduTransport {
 
   async open(events: TransportEvents): Promise<void> {
     this.#events = events;
-    const port = new SerialPort({ path: this.#opts.path, baudRate: this.#opts.baud, autoOpen: false });
+    const baudRate = this.#opts.modeE
+      ? await signOnModeE({ path: this.#opts.path, maxBaudChar: baudCharFor(this.#opts.baud) })
+      : this.#opts.baud;
+    const port = new SerialPort({ path: this.#opts.path, baudRate, autoOpen: false });
     this.#port = port;
     await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
     port.on('data', (chunk: Buffer) => this.#onData(chunk));

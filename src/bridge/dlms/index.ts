@@ -18,7 +18,10 @@ export { parseServerAddress } from './server-address.ts';
 export const DLMS_DEFAULTS = { client: 32, baud: 9600, pollMs: 60_000 } as const;
 
 export interface DlmsBridgeOptions {
-  link: { kind: 'serial'; path: string; baud: number } | { kind: 'tcp'; host: string; port: number };
+  /** `modeE`: an optical port signed on in IEC 62056-21 mode E before each association [IEC-10.6]. */
+  link:
+    | { kind: 'serial'; path: string; baud: number; modeE?: boolean }
+    | { kind: 'tcp'; host: string; port: number };
   client: number;
   /** HDLC server address, or the wrapper's destination wPort (its upper, logical device, address). */
   server: HdlcAddress;
@@ -60,13 +63,16 @@ export function startDlmsBridge(opts: DlmsBridgeOptions, stateFile: BridgeStateF
           new HdlcSerialTransport({
             path: link.path,
             baud: link.baud,
+            modeE: link.modeE === true,
             client: opts.client,
             server: opts.server,
           })
       : () =>
           new WrapperTcpTransport({ host: link.host, port: link.port, client: opts.client, server: wPort });
   const where =
-    link.kind === 'serial' ? `${link.path} (HDLC, ${link.baud} baud)` : `${link.host}:${link.port} (wrapper)`;
+    link.kind === 'serial'
+      ? `${link.path} (${link.modeE ? 'IEC 62056-21 mode E, then HDLC at up to' : 'HDLC,'} ${link.baud} baud)`
+      : `${link.host}:${link.port} (wrapper)`;
   opts.log(
     'info',
     `${opts.deviceId}: dlms: reading ${where} as client ${opts.client}${opts.password === undefined ? '' : ' (LLS)'} every ${pollMs} ms; state in ${stateFile.path}`,

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GetDataResult } from '../../../firmware-protocol/dlms/apdu/cosem.ts';
 import { OBIS } from '../../../firmware-protocol/dlms/cosem/obis.ts';
+import { objectList } from '../../../firmware-protocol/dlms/cosem/object-list.ts';
 import { planCommand } from './commands.ts';
 import {
   infoOf,
@@ -58,6 +59,30 @@ describe('[CL-9.1] the meter from its object list', () => {
       60,
     );
     expect(full).toMatchObject({ model: 'full', has_relay: true });
+  });
+});
+
+describe("[CL-9.1, CO-6.4] our own virtual meters' object lists", () => {
+  it.each(['basic', 'full'] as const)('a %s virtual meter is bridged as the model it is', (kind) => {
+    const listed = objectList('reader', { hasRelay: true, model: kind }).map((o) => ({
+      classId: o.classId,
+      obis: o.obis,
+    }));
+    const info = infoOf('MTR-1', modelFromList(listed) as MeterModel, {}, 60);
+    expect(info.model).toBe(kind);
+    expect(info.properties.map((p) => p.property_id).sort()).toEqual(
+      kind === 'basic'
+        ? ['active_power', 'energy', 'voltage']
+        : [
+            'active_power',
+            'apparent_power',
+            'current',
+            'energy',
+            'power_factor',
+            'reactive_power',
+            'voltage',
+          ],
+    );
   });
 });
 
