@@ -28,6 +28,7 @@ import type { Store } from './store/types.ts';
 import { WorldOwnerLease } from './store/world-owner.ts';
 import { seedDemoWorld } from './world/demo.ts';
 import { loadMeterSecrets } from './world/meter-secrets.ts';
+import { worldReadiness } from './world/readiness.ts';
 import { secretMatches } from './world/secrets.ts';
 import { type Log, World } from './world/world.ts';
 
@@ -305,6 +306,8 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     cors,
     hosts,
     redis,
+    metrics: extensions.exposition,
+    readiness: worldReadiness({ store, twins: world.twins, lease }),
   });
   started.push(() => http.close());
   await http.ready();

@@ -5,7 +5,7 @@
 // both: the list is made in src/extensions and handed in through the config.
 
 import type { EventBus } from '../events/bus.ts';
-import type { Metrics } from '../events/metrics.ts';
+import type { Metrics, MetricsExposition } from '../events/metrics.ts';
 import type { EventViews } from '../events/views.ts';
 import type { Log } from '../log/types.ts';
 import type { Store } from '../store/types.ts';
@@ -27,8 +27,8 @@ export interface ExtensionContext {
   /** The service's one event stream; nothing has been emitted on it yet when the first extension starts. */
   bus: EventBus;
   store: Store;
-  /** Virtual time: the world's clock. */
-  clock: { now(): number };
+  /** Virtual time: the world's clock, and its speed (virtual ms per wall ms). */
+  clock: { now(): number; readonly speed?: number };
   /** The service's own log, redacted, not onto the bus (a view's trouble must not feed the bus it reads). */
   log: Log;
   /** Named counters and gauges; a Prometheus extension reads them [EXT-4]. */
@@ -52,11 +52,15 @@ export interface Extension {
   abandon?(): void;
   /** The journal and live streams the HTTP API serves; exactly one extension of a list gives them. */
   views?(): EventViews;
+  /** [PM-3] What GET /metrics serves; at most one extension of a list gives it (the Prometheus one). */
+  exposition?(): MetricsExposition;
 }
 
 export interface RunningExtensions {
   /** The views of the extension that serves them. */
   views: EventViews;
+  /** [PM-3] GET /metrics's text, or null: no extension of the list serves it (metrics off). */
+  exposition: MetricsExposition | null;
   abandon(): void;
   /** Stops every extension in reverse order; the first failure is thrown after all were asked. */
   stop(): Promise<void>;
@@ -83,8 +87,12 @@ export async function startExtensions(
       throw new TypeError(
         `extensions: exactly one must serve the event views (GET /sim/v1/events), not ${serving.length}`,
       );
+    const exposing = list.filter((ext) => ext.exposition !== undefined);
+    if (exposing.length > 1)
+      throw new TypeError(`extensions: at most one may serve GET /metrics, not ${exposing.length}`);
     return {
       views: serving[0]!.views!(),
+      exposition: exposing[0]?.exposition?.() ?? null,
       abandon: () => {
         for (const ext of started) ext.abandon?.();
       },

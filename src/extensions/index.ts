@@ -6,12 +6,15 @@ import { DurableEventsExtension } from './durable/extension.ts';
 import type { Extension } from './extension.ts';
 import { JournalExtension } from './journal/extension.ts';
 import { LoggerExtension, type LoggerExtensionOptions } from './log/extension.ts';
+import { PrometheusExtension, type PrometheusExtensionOptions } from './prometheus/extension.ts';
 
 export type { Extension, ExtensionContext } from './extension.ts';
 
 export interface ServiceExtensionsOptions {
   /** The logger extension's pino logger and flood bounds; default silent. */
   log?: LoggerExtensionOptions;
+  /** [PM-6] GET /metrics and the bus's series; false: off (`--metrics off`). Default on, token-guarded. */
+  metrics?: PrometheusExtensionOptions | false;
 }
 
 export class ServiceExtensions {
@@ -21,12 +24,18 @@ export class ServiceExtensions {
   readonly logger: LoggerExtension;
   /** The journal and the live streams: the HTTP API's views. */
   readonly journal: JournalExtension;
+  /** Counts the bus into the Prometheus series and serves GET /metrics's text; null when off. */
+  readonly prometheus: PrometheusExtension | null;
   /** [EXT-1] In start order. A new extension (Prometheus, Home Assistant) is one more entry. */
   readonly list: readonly Extension[];
 
   constructor(opts: ServiceExtensionsOptions = {}) {
     this.logger = new LoggerExtension(opts.log);
     this.journal = new JournalExtension(this.durable);
-    this.list = [this.durable, this.logger, this.journal];
+    this.prometheus = opts.metrics === false ? null : new PrometheusExtension(opts.metrics);
+    // Last: a view like the others, it counts what they have seen.
+    this.list = this.prometheus
+      ? [this.durable, this.logger, this.journal, this.prometheus]
+      : [this.durable, this.logger, this.journal];
   }
 }
