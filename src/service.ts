@@ -275,6 +275,11 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
       );
   started.push(() => meterBroker.close());
   const broker = meterBroker.embedded;
+  // [PM-4] The embedded broker's clients now (meters, the service, watchers); an external broker has its own metrics.
+  if (broker)
+    metrics.gauge('meterstack_broker_connections', 'MQTT clients connected to the embedded broker now', () =>
+      broker.connectedClients(),
+    );
 
   const world = await World.open({
     store,
