@@ -90,4 +90,20 @@ describe('GET /readyz [PM-7]', () => {
       data: { status: 'ready', checks: { store: 'ok', migrations: 'ok', broker: 'ok', world_lease: 'ok' } },
     });
   });
+
+  // Last in this file: the broker goes away for good.
+  it('is 503 service_unavailable naming the broker once the service lost it; /healthz stays 200', async () => {
+    await t.svc.broker!.close();
+    let res = await fetch(`${t.svc.httpUrl}/readyz`);
+    for (let i = 0; i < 50 && res.status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      res = await fetch(`${t.svc.httpUrl}/readyz`);
+    }
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({
+      success: false,
+      error: { code: 'service_unavailable', detail: expect.stringMatching(/^Not ready: broker \(.*\)\.$/) },
+    });
+    expect((await fetch(`${t.svc.httpUrl}/healthz`)).status).toBe(200);
+  });
 });
