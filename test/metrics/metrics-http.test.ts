@@ -81,6 +81,20 @@ describe('GET /metrics [PM-3]', () => {
   });
 });
 
+describe('the OpenAPI document [PM-3, PM-7]', () => {
+  it('lists /healthz, /readyz (no credentials) and /metrics (the admin token) under `operations`', async () => {
+    type Op = { tags: string[]; security: unknown[]; responses: Record<string, unknown> };
+    const doc = (await (await fetch(`${t.svc.httpUrl}/openapi.json`)).json()) as {
+      paths: Record<string, { get: Op }>;
+    };
+    for (const path of ['/healthz', '/readyz', '/metrics'])
+      expect(doc.paths[path]?.get.tags).toEqual(['operations']);
+    expect(doc.paths['/readyz']!.get.security).toEqual([]);
+    expect(Object.keys(doc.paths['/readyz']!.get.responses)).toEqual(expect.arrayContaining(['200', '503']));
+    expect(doc.paths['/metrics']!.get.security).toEqual([{ adminBearer: [] }, { adminToken: [] }]);
+  });
+});
+
 describe('GET /readyz [PM-7]', () => {
   it('is 200 with each check ok while the store answers, the broker is connected and the lease held', async () => {
     const res = await fetch(`${t.svc.httpUrl}/readyz`);
