@@ -96,7 +96,7 @@ async function costRun(dir: string): Promise<void> {
 async function jumpRun(dir: string, n: number): Promise<void> {
   const svc = await start(dir, 'jump', ['--no-demo', '--speed', '0']);
   try {
-    const { account_id } = await svc.sim<{ account_id: number }>('POST', '/sim/v1/accounts', {
+    const { account_id } = await svc.sim<{ account_id: number }>('POST', '/accounts', {
       name: 'jump',
     });
     const t0 = performance.now();
@@ -104,13 +104,13 @@ async function jumpRun(dir: string, n: number): Promise<void> {
     for (let i = 0; i < n; i += 50)
       await Promise.all(
         Array.from({ length: Math.min(50, n - i) }, () =>
-          svc.sim('POST', '/sim/v1/devices', { account_id, model: 'basic', balance: 100_000 }),
+          svc.sim('POST', '/devices', { account_id, model: 'basic', balance: 100_000 }),
         ),
       );
     console.log(`${n} virtual meters provisioned in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const jumpStart = performance.now();
     let jumpEnd = 0;
-    const jump = svc.sim('POST', '/sim/v1/clock/advance', { seconds: 6 * 3600 }).then(() => {
+    const jump = svc.sim('POST', '/clock/advance', { seconds: 6 * 3600 }).then(() => {
       jumpEnd = performance.now();
     });
     await new Promise((r) => setTimeout(r, 100));
