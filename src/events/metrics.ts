@@ -17,6 +17,7 @@ import {
   Histogram as PromHistogram,
   Registry,
 } from 'prom-client';
+import { HotCounter, HotHistogram } from './hot-series.ts';
 
 export type MetricKind = 'counter' | 'gauge';
 
@@ -56,7 +57,10 @@ interface Entry {
 export class Metrics {
   readonly #entries = new Map<string, Entry>();
   /** The labelled series, by name (a name is one metric, of one kind). */
-  readonly #families = new Map<string, PromCounter<string> | PromGauge<string> | PromHistogram<string>>();
+  readonly #families = new Map<
+    string,
+    PromCounter<string> | PromGauge<string> | PromHistogram<string> | HotCounter | HotHistogram
+  >();
   /** [PM-1] This service's registry: what GET /metrics writes. */
   readonly registry = new Registry();
 
@@ -112,6 +116,21 @@ export class Metrics {
       'histogram',
       () => new PromHistogram({ name, help, labelNames, buckets: [...buckets], registers: [] }),
     );
+  }
+
+  /** A labelled counter for a hot path: children of plain numbers (hot-series.ts). */
+  hotCounter(name: string, help: string, labelNames: readonly string[]): HotCounter {
+    return this.#family(name, 'counter', () => new HotCounter(name, help, labelNames));
+  }
+
+  /** A labelled histogram (seconds) for a hot path: children of plain numbers (hot-series.ts). */
+  hotHistogram(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    buckets: readonly number[],
+  ): HotHistogram {
+    return this.#family(name, 'histogram', () => new HotHistogram(name, help, labelNames, buckets));
   }
 
   /**
@@ -205,11 +224,9 @@ export class Metrics {
     this.registry.registerMetric(metric);
   }
 
-  #family<M extends PromCounter<string> | PromGauge<string> | PromHistogram<string>>(
-    name: string,
-    kind: 'counter' | 'gauge' | 'histogram',
-    make: () => M,
-  ): M {
+  #family<
+    M extends PromCounter<string> | PromGauge<string> | PromHistogram<string> | HotCounter | HotHistogram,
+  >(name: string, kind: 'counter' | 'gauge' | 'histogram', make: () => M): M {
     if (!NAME.test(name))
       throw new TypeError(`metric name ${JSON.stringify(name)} is not [a-zA-Z_:][a-zA-Z0-9_:]*`);
     if (this.#entries.has(name))
@@ -217,13 +234,18 @@ export class Metrics {
     const known = this.#families.get(name);
     if (known !== undefined) {
       const knownKind =
-        known instanceof PromHistogram ? 'histogram' : known instanceof PromGauge ? 'gauge' : 'counter';
+        known instanceof PromHistogram || known instanceof HotHistogram
+          ? 'histogram'
+          : known instanceof PromGauge
+            ? 'gauge'
+            : 'counter';
       if (knownKind !== kind) throw new TypeError(`metric ${name} is a ${knownKind}, not a ${kind}`);
       return known as M;
     }
     const metric = make();
     this.#families.set(name, metric);
-    this.registry.registerMetric(metric);
+    // A hot series has the shape the Registry reads (get()), not prom-client's class.
+    this.registry.registerMetric(metric as PromCounter<string>);
     return metric;
   }
 }

@@ -41,7 +41,7 @@ export class EventCounter {
   count(e: MeterEvent): void {
     let typed = this.#byType.get(e.type);
     if (typed === undefined) {
-      typed = this.#s.events.labels(e.type);
+      typed = this.#s.events.child(e.type);
       this.#byType.set(e.type, typed);
     }
     typed.inc();
@@ -91,7 +91,7 @@ export class EventCounter {
     let child = series.byStatus.get(status);
     if (child === undefined) {
       // Statuses are HTTP's own three digits: bounded.
-      child = this.#s.httpRequests.labels(series.method, series.route, String(status));
+      child = this.#s.httpRequests.child(series.method, series.route, String(status));
       series.byStatus.set(status, child);
     }
     child.inc();
@@ -112,7 +112,7 @@ export class EventCounter {
     const mapKey = kept ? key : OTHER;
     let series = this.#routeSeries.get(mapKey);
     if (series === undefined) {
-      series = { method: m, route: r, latency: this.#s.httpLatency.labels(m, r), byStatus: new Map() };
+      series = { method: m, route: r, latency: this.#s.httpLatency.child(m, r), byStatus: new Map() };
       this.#routeSeries.set(mapKey, series);
     }
     return series;

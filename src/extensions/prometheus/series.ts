@@ -3,6 +3,7 @@
 // type, an outcome, a command op, a refusal reason, an HTTP method, route template and status, never a
 // device id, an account or a URL.
 
+import type { HotCounter, HotHistogram } from '../../events/hot-series.ts';
 import type { LabelledCounter, LabelledHistogram, Metrics } from '../../events/metrics.ts';
 
 /** Seconds: a cached GET answers in well under a millisecond, a slow store write takes seconds. */
@@ -11,14 +12,16 @@ export const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.
 export const COMMAND_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export interface BusSeries {
-  events: LabelledCounter<'type'>;
+  /** Hot: moved by every event (children of plain numbers, hot-series.ts). */
+  events: HotCounter;
   telemetryMessages: LabelledCounter<never>;
   telemetrySamples: LabelledCounter<never>;
   refused: LabelledCounter<'reason'>;
   commands: LabelledCounter<'op' | 'outcome'>;
   commandLatency: LabelledHistogram<'op' | 'outcome'>;
-  httpRequests: LabelledCounter<'method' | 'route' | 'status'>;
-  httpLatency: LabelledHistogram<'method' | 'route'>;
+  /** Hot: moved by every HTTP request. */
+  httpRequests: HotCounter;
+  httpLatency: HotHistogram;
   rateLimited: LabelledCounter<never>;
   recharges: LabelledCounter<'outcome'>;
   meterConnections: LabelledCounter<never>;
@@ -28,9 +31,7 @@ export interface BusSeries {
 
 export function busSeries(m: Metrics): BusSeries {
   return {
-    events: m.labelledCounter('meterstack_events_total', 'Events emitted on the event bus, by type', [
-      'type',
-    ]),
+    events: m.hotCounter('meterstack_events_total', 'Events emitted on the event bus, by type', ['type']),
     telemetryMessages: m.labelledCounter(
       'meterstack_telemetry_messages_total',
       'Telemetry messages the twins took in from meters',
@@ -57,12 +58,12 @@ export function busSeries(m: Metrics): BusSeries {
       ['op', 'outcome'],
       COMMAND_BUCKETS,
     ),
-    httpRequests: m.labelledCounter(
+    httpRequests: m.hotCounter(
       'meterstack_http_requests_total',
       'HTTP requests answered, by method, route template and status',
       ['method', 'route', 'status'],
     ),
-    httpLatency: m.histogram(
+    httpLatency: m.hotHistogram(
       'meterstack_http_request_duration_seconds',
       'Time to answer an HTTP request, by method and route template',
       ['method', 'route'],
