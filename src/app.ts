@@ -7,12 +7,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { v2Api } from './api/v2/plugin.ts';
 import { consolePage, consolePlugin } from './console/plugin.ts';
+import type { MetricsExposition } from './events/metrics.ts';
 import type { EventViews } from './events/views.ts';
 import { corsStep, registerPreflightRoute } from './http/cors.ts';
 import { type CorsPolicy, corsPolicy } from './http/cors-policy.ts';
 import { registerEdge } from './http/edge.ts';
 import { edgeErrorOptions, MAX_PARAM_LENGTH } from './http/edge-errors.ts';
-import { registerEnvelope, success } from './http/envelope.ts';
+import { registerEnvelope } from './http/envelope.ts';
 import { hostCheckStep } from './http/host-check.ts';
 import { type HostPolicy, hostPolicy } from './http/host-policy.ts';
 import { registerJsonBody } from './http/json-body.ts';
@@ -25,6 +26,8 @@ import {
   serverTimeoutOptions,
 } from './http/limits.ts';
 import { documentFor, swaggerOptions } from './http/openapi.ts';
+import { opsRoutes } from './http/ops-routes.ts';
+import type { ReadinessCheck } from './http/readiness.ts';
 import { registerRequestEvents } from './http/request-events.ts';
 import { securityHeadersStep, serviceSecurityHeaders } from './http/security-headers.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -60,6 +63,10 @@ export interface HttpAppOptions {
   redis?: Redis;
   /** An API instance's: /sim/v1's world operations go to the world process (sim/forward.ts). */
   simForward?: SimForward;
+  /** [PM-3] GET /metrics's text (the Prometheus extension's); null or absent: no /metrics. */
+  metrics?: MetricsExposition | null;
+  /** [PM-7] What GET /readyz checks (service.ts, api-instance/start.ts). */
+  readiness?: readonly ReadinessCheck[];
 }
 
 export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstance> {
@@ -112,7 +119,12 @@ export async function buildHttpApp(opts: HttpAppOptions): Promise<FastifyInstanc
   app.get('/openapi.json', { schema: { hide: true } }, async (request) =>
     documentFor(app.swagger(), request),
   );
-  app.get('/healthz', { schema: { hide: true } }, async () => success(now(), { status: 'ok' }));
+  await app.register(opsRoutes, {
+    now,
+    adminToken: opts.adminToken,
+    metrics: opts.metrics,
+    readiness: opts.readiness,
+  });
   await app.register(v2Api, {
     prefix: '/api/v2',
     world: opts.world,

@@ -29,6 +29,7 @@ import type { Store } from './store/types.ts';
 import { WorldOwnerLease } from './store/world-owner.ts';
 import { seedDemoWorld } from './world/demo.ts';
 import { loadMeterSecrets } from './world/meter-secrets.ts';
+import { worldReadiness } from './world/readiness.ts';
 import { secretMatches } from './world/secrets.ts';
 import { type Log, World } from './world/world.ts';
 
@@ -290,6 +291,11 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
       );
   started.push(() => meterBroker.close());
   const broker = meterBroker.embedded;
+  // [PM-4] The embedded broker's clients now (meters, the service, watchers); an external broker has its own metrics.
+  if (broker)
+    metrics.gauge('meterstack_broker_connections', 'MQTT clients connected to the embedded broker now', () =>
+      broker.connectedClients(),
+    );
 
   const world = await World.open({
     store,
@@ -327,6 +333,8 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
     cors,
     hosts,
     redis,
+    metrics: extensions.exposition,
+    readiness: worldReadiness({ store, twins: world.twins, lease }),
   });
   started.push(() => http.close());
   await http.ready();

@@ -26,6 +26,7 @@ import { worldForward } from '../sim-api/forward.ts';
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/types.ts';
 import { parseClockAnchor, WORLD_CLOCK_TOPIC } from '../world/clock-anchor.ts';
+import { apiInstanceReadiness } from '../world/readiness.ts';
 import { loadTwins } from '../world/twin-reports.ts';
 import { ApiWorld } from './api-world.ts';
 import { WorldClock } from './world-clock.ts';
@@ -130,6 +131,8 @@ async function start(
     hosts,
     redis,
     simForward: worldForward({ store, onClockChanged: () => clock.refresh() }),
+    metrics: extensions.exposition,
+    readiness: apiInstanceReadiness({ store, twins }),
   });
   started.push(() => http.close());
   await http.ready();

@@ -77,6 +77,11 @@ export const SERVE_HELP = `usage: meterstack serve [flags]
   --mqtt-connect-rate N           new MQTT connections per second [2000]
   --mqtt-max-packet-bytes N       largest MQTT packet (its remaining length) [263168]
 
+  --metrics on|off    GET /metrics for Prometheus and the series it counts (default on;  METERSTACK_METRICS
+                      off: /metrics is 404, the event bus is not counted; docs/metrics.md)
+  --metrics-public    GET /metrics without the admin token, for a trusted network   METERSTACK_METRICS_PUBLIC=1
+                      (default: the admin token as a bearer token, as /sim/v1 is guarded)
+
   --no-events         benchmarks and diagnosis only: the event bus off (no event log lines, journal,
                       stream or live console; bench/ingest.ts's baseline)   METERSTACK_NO_EVENTS=1
   -h, --help          this text
@@ -118,6 +123,8 @@ const OPTIONS = {
   'ha-password': { type: 'string' },
   'no-demo': { type: 'boolean' },
   'no-events': { type: 'boolean' },
+  metrics: { type: 'string' },
+  'metrics-public': { type: 'boolean' },
   'strict-port': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -214,6 +221,14 @@ function checkApiOnly(
   }
 }
 
+function metricsFlags(values: Record<string, unknown>, env: Env): MetricsFlags {
+  const enabled = oneOf(pick(values, env, 'metrics'), 'metrics', ['on', 'off'], 'on') === 'on';
+  const open = bool(values, env, 'metrics-public');
+  if (open && !enabled)
+    throw new ConfigError('--metrics-public opens GET /metrics, which --metrics off turns off');
+  return { enabled, public: open };
+}
+
 function brokerUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   try {
@@ -260,6 +275,12 @@ function homeAssistant(
   return { prefix, ...(password === undefined ? {} : { password }) };
 }
 
+/** [PM-6] The Prometheus extension's flags: on or off, and whether a scrape needs the admin token. */
+export interface MetricsFlags {
+  enabled: boolean;
+  public: boolean;
+}
+
 /** How `serve` logs (src/log): the format and the lowest level written. */
 export interface LoggingConfig {
   format: LogFormat;
@@ -277,6 +298,7 @@ export function parseServeConfig(
       help: false;
       config: Omit<ServiceConfig, 'log' | 'extensions'>;
       logging: LoggingConfig;
+      metrics: MetricsFlags;
       generatedAdminToken: boolean;
       /** `--from-snapshot FILE`: the world to start with (from-snapshot.ts). */
       fromSnapshot?: string;
@@ -340,6 +362,7 @@ export function parseServeConfig(
     help: false,
     generatedAdminToken: given === undefined,
     ...(fromSnapshot === undefined ? {} : { fromSnapshot }),
+    metrics: metricsFlags(values, env),
     logging: {
       format: oneOf(
         pick(values, env, 'log-format'),

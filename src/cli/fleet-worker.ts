@@ -28,6 +28,10 @@ service stays the authority for devices, money, the clock and snapshots. Restart
   --period-s <s>              telemetry period of new meters (default 60)
   --broker-url <mqtt://…>     connect the meters to this broker instead of the one the service names:
                               an edge broker bridged to it (docs/scale.md, "Edge brokers")
+  --metrics-port <n>          serve GET /metrics for Prometheus on this port (0: any free one; default
+                              none): the worker's meters, lease and clock (docs/metrics.md)
+  --metrics-host <h>          address of that listener (default 127.0.0.1)
+  --metrics-public            GET /metrics without the admin token (default: it as a bearer token)
   --account <id>              account of new meters (default: the worker's existing one, else a new one)
   --space <id>                space of new meters, in that account (default: the worker's existing
                               one, else a new space "fleet <name>")
@@ -66,6 +70,9 @@ export async function runFleet(argv: string[]): Promise<void> {
         account: { type: 'string' },
         space: { type: 'string' },
         'broker-url': { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'metrics-host': { type: 'string' },
+        'metrics-public': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -90,7 +97,15 @@ export async function runFleet(argv: string[]): Promise<void> {
   const period = cli.number('period-s', str('period-s'), (n) => Number.isInteger(n) && n >= 1 && n <= 86_400);
   const account = cli.number('account', str('account'), positiveInt);
   const space = cli.number('space', str('space'), positiveInt);
-  if ([count, seed, balance, period, account, space].includes(null)) return;
+  const metricsPort = cli.number(
+    'metrics-port',
+    str('metrics-port'),
+    (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
+  );
+  if ([count, seed, balance, period, account, space, metricsPort].includes(null)) return;
+  const metricsHost = str('metrics-host') ?? '127.0.0.1';
+  if (metricsPort == null && (str('metrics-host') !== undefined || values['metrics-public']))
+    return cli.error('--metrics-host and --metrics-public need --metrics-port');
   const model = str('model') ?? 'basic';
   if (!MODELS.includes(model as MeterModel)) return cli.error(`--model must be one of ${MODELS.join(', ')}`);
   const profile = profileOf(str('profile'));
@@ -131,6 +146,18 @@ export async function runFleet(argv: string[]): Promise<void> {
   });
   try {
     await worker.start();
+    if (metricsPort !== undefined && metricsPort !== null) {
+      const { serveWorkerMetrics } = await import('../fleet-worker/metrics.ts');
+      const { server, url: at } = await serveWorkerMetrics({
+        host: metricsHost,
+        port: metricsPort,
+        adminToken: token,
+        public: values['metrics-public'] === true,
+        stats: () => worker.stats(),
+      });
+      server.unref();
+      log('info', `fleet worker ${name}: metrics at ${at}`);
+    }
   } catch (err) {
     const e = err as Error;
     process.stderr.write(`meterstack fleet: ${e.message}\n`);

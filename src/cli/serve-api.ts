@@ -8,7 +8,7 @@ import { secretRedactor, secretsOf } from '../log/redact.ts';
 import type { ServiceConfig } from '../service.ts';
 import { redact as redactStoreUrl } from '../store/postgres/url.ts';
 import { adminTokenLines } from './banner.ts';
-import type { LoggingConfig } from './config.ts';
+import type { LoggingConfig, MetricsFlags } from './config.ts';
 
 function instanceBanner(i: {
   httpUrl: string;
@@ -43,9 +43,14 @@ export async function runApiInstance(
   /** What the banner says of a token not given: where it came from (admin-token.ts). */
   adminTokenNote?: string,
   stdout: Writable = process.stdout,
+  /** [PM-6] GET /metrics on or off, guarded or public (`--metrics`, `--metrics-public`). */
+  metrics: MetricsFlags = { enabled: true, public: false },
 ): Promise<void> {
   const redact = secretRedactor(secretsOf(config));
-  const extensions = new ServiceExtensions({ log: { logger: createLogger({ ...logging, redact }) } });
+  const extensions = new ServiceExtensions({
+    log: { logger: createLogger({ ...logging, redact }) },
+    metrics: metrics.enabled && { public: metrics.public },
+  });
   // Before the bus exists straight to pino, then as `log` events the logger extension writes (issue 9 §2).
   const say = (level: 'info' | 'warn' | 'error', msg: string) => extensions.logger.say(level, msg);
   let svc: Awaited<ReturnType<typeof startApiInstance>>;

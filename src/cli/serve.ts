@@ -46,7 +46,14 @@ export async function runServe(argv: string[]): Promise<void> {
   }
   if (config.apiOnly) {
     const { runApiInstance } = await import('./serve-api.ts');
-    return runApiInstance(config, logging, parsed.generatedAdminToken, adminTokenNote);
+    return runApiInstance(
+      config,
+      logging,
+      parsed.generatedAdminToken,
+      adminTokenNote,
+      undefined,
+      parsed.metrics,
+    );
   }
   if (parsed.fromSnapshot !== undefined) {
     try {
@@ -65,6 +72,7 @@ export async function runServe(argv: string[]): Promise<void> {
   const extensions = new ServiceExtensions({
     log: { logger: createLogger({ ...logging, redact }), quietStart: true },
     ...(config.homeAssistant ? { homeAssistant: { prefix: config.homeAssistant.prefix } } : {}),
+    metrics: parsed.metrics.enabled && { public: parsed.metrics.public },
   });
   const say = (level: 'info' | 'warn' | 'error', msg: string) => extensions.logger.say(level, msg);
   let svc: Awaited<ReturnType<typeof startService>>;

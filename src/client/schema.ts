@@ -263,6 +263,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: the process answers
+         * @description Always `200 {status: "ok"}` while the process serves HTTP, whatever its store or broker do: a restart is the cure only when this fails. Readiness is GET /readyz.
+         */
+        get: operations["healthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics (text exposition format)
+         * @description Every series docs/metrics.md lists, in the Prometheus text format 0.0.4. Needs the admin token as a bearer token (what a Prometheus scrape config sends) or in X-Admin-Token, unless the service started with `--metrics-public`. Absent (404) with `--metrics off`.
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: the store answers, the broker is connected, the world is held or reachable
+         * @description `200 {status: "ready", checks}` when every check holds; `503 service_unavailable` naming each that does not (`checks` maps each name to `ok` or why not). A world process checks `store`, `migrations`, `broker` and `world_lease`; an API instance `store`, `migrations`, `broker` and `world` (a world process holds the lease). Each check has 1 s to answer. No credentials: it says nothing a load balancer should not know.
+         */
+        get: operations["readyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sim/v1/accounts": {
         parameters: {
             query?: never;
@@ -3956,6 +4016,185 @@ export interface operations {
             };
             /** @description Error: `internal_error` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    healthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            status: "ok";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `host_not_allowed` */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, text/plain; version=0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Error: `admin_authentication_error` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `host_not_allowed` */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+        };
+    };
+    readyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            checks: {
+                                [key: string]: string;
+                            };
+                            /** @enum {string} */
+                            status: "ready";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `host_not_allowed` */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["Error"];
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @description when the answer was made: ISO 8601 with milliseconds, +05:30 (Asia/Kolkata) */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Error: `service_unavailable` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,7 @@ import { parseTopic } from '../../firmware-protocol/mqtt/topics.ts';
 import type { MeterCommand } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { Metrics } from '../events/metrics.ts';
 import { connectMqtt } from '../mqtt/connect.ts';
+import { registerCensus } from './census.ts';
 import { Availability } from './channels/availability.ts';
 import { NO_CREDIT_OVER_TWINS, sendCommand } from './channels/cmd.ts';
 import {
@@ -56,7 +57,9 @@ export class TwinRegistry {
 
   constructor(opts: TwinRegistryOptions) {
     this.#opts = opts;
-    this.#counters = twinCounters(opts.metrics ?? new Metrics());
+    const metrics = opts.metrics ?? new Metrics();
+    this.#counters = twinCounters(metrics);
+    registerCensus(metrics, () => this.#twins.values());
     this.#cx = createChannelContext(opts, this.#twins, this.#counters);
     this.#malformed = new MalformedLog(opts.log ?? (() => {}));
     this.#availability = new Availability(this.#cx);
@@ -138,6 +141,11 @@ export class TwinRegistry {
     const client = this.#client;
     if (!client?.connected) return;
     await client.publishAsync(topic, payload, { qos: 1 });
+  }
+
+  /** Whether the twins' MQTT connection is up now (GET /readyz's `broker`, PM-7). */
+  get connected(): boolean {
+    return this.#client?.connected === true;
   }
 
   get(deviceId: string): Twin | undefined {

@@ -30,3 +30,23 @@ describe('Metrics [EXT-4]', () => {
     expect(() => m.gauge('meterstack_c', 'c', () => 1).set(2)).toThrow(TypeError);
   });
 });
+
+describe('Metrics as a prom-client registry [PM-1]', () => {
+  it('writes plain and labelled metrics in the text format, each registry its own', async () => {
+    const a = new Metrics();
+    const b = new Metrics();
+    a.counter('meterstack_x_total', 'x').inc(3);
+    a.labelledCounter('meterstack_y_total', 'y', ['kind']).labels('k').inc();
+    a.histogram('meterstack_z_seconds', 'z', [], [0.1, 1]).observe(0.5);
+    a.labelledGauge('meterstack_w', 'w', ['mode'], (set) => set({ mode: 'prepaid' }, 4));
+    const text = await a.text();
+    expect(text).toContain('# TYPE meterstack_x_total counter\nmeterstack_x_total 3');
+    expect(text).toContain('meterstack_y_total{kind="k"} 1');
+    expect(text).toContain('meterstack_z_seconds_bucket{le="1"} 1');
+    expect(text).toContain('meterstack_w{mode="prepaid"} 4');
+    expect((await b.text()).trim()).toBe('');
+    expect(a.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(() => a.gauge('meterstack_y_total', 'y')).toThrow(/labels/);
+    expect(() => a.histogram('meterstack_y_total', 'y', [], [1])).toThrow(/counter/);
+  });
+});

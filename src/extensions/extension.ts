@@ -6,7 +6,7 @@
 
 import type { TwinRegistry } from '../devices/twins.ts';
 import type { EventBus } from '../events/bus.ts';
-import type { Metrics } from '../events/metrics.ts';
+import type { Metrics, MetricsExposition } from '../events/metrics.ts';
 import type { EventViews } from '../events/views.ts';
 import type { Log } from '../log/types.ts';
 import type { Store } from '../store/types.ts';
@@ -28,8 +28,8 @@ export interface ExtensionContext {
   /** The service's one event stream; nothing has been emitted on it yet when the first extension starts. */
   bus: EventBus;
   store: Store;
-  /** Virtual time: the world's clock. */
-  clock: { now(): number };
+  /** Virtual time: the world's clock, and its speed (virtual ms per wall ms). */
+  clock: { now(): number; readonly speed?: number };
   /** The service's own log, redacted, not onto the bus (a view's trouble must not feed the bus it reads). */
   log: Log;
   /** Named counters and gauges; a Prometheus extension reads them [EXT-4]. */
@@ -70,6 +70,8 @@ export interface Extension {
   abandon?(): void;
   /** The journal and live streams the HTTP API serves; exactly one extension of a list gives them. */
   views?(): EventViews;
+  /** [PM-3] What GET /metrics serves; at most one extension of a list gives it (the Prometheus one). */
+  exposition?(): MetricsExposition;
 }
 
 export interface RunningExtensions {
@@ -77,6 +79,8 @@ export interface RunningExtensions {
   views: EventViews;
   /** [EXT-6] Hands the running service to every extension that asks for it, in the list's order. */
   attach(service: ServiceHandles): Promise<void>;
+  /** [PM-3] GET /metrics's text, or null: no extension of the list serves it (metrics off). */
+  exposition: MetricsExposition | null;
   abandon(): void;
   /** Stops every extension in reverse order; the first failure is thrown after all were asked. */
   stop(): Promise<void>;
@@ -103,11 +107,15 @@ export async function startExtensions(
       throw new TypeError(
         `extensions: exactly one must serve the event views (GET /sim/v1/events), not ${serving.length}`,
       );
+    const exposing = list.filter((ext) => ext.exposition !== undefined);
+    if (exposing.length > 1)
+      throw new TypeError(`extensions: at most one may serve GET /metrics, not ${exposing.length}`);
     return {
       views: serving[0]!.views!(),
       attach: async (service) => {
         for (const ext of started) await ext.attach?.(service);
       },
+      exposition: exposing[0]?.exposition?.() ?? null,
       abandon: () => {
         for (const ext of started) ext.abandon?.();
       },

@@ -7,6 +7,7 @@ import type { Extension } from './extension.ts';
 import { HomeAssistantExtension, type HomeAssistantOptions } from './home-assistant/extension.ts';
 import { JournalExtension } from './journal/extension.ts';
 import { LoggerExtension, type LoggerExtensionOptions } from './log/extension.ts';
+import { PrometheusExtension, type PrometheusExtensionOptions } from './prometheus/extension.ts';
 
 export type { Extension, ExtensionContext, ServiceHandles } from './extension.ts';
 
@@ -15,6 +16,8 @@ export interface ServiceExtensionsOptions {
   log?: LoggerExtensionOptions;
   /** [HA-1] Home Assistant discovery (`serve --ha-discovery`); absent: off. */
   homeAssistant?: HomeAssistantOptions;
+  /** [PM-6] GET /metrics and the bus's series; false: off (`--metrics off`). Default on, token-guarded. */
+  metrics?: PrometheusExtensionOptions | false;
 }
 
 export class ServiceExtensions {
@@ -26,6 +29,8 @@ export class ServiceExtensions {
   readonly journal: JournalExtension;
   /** Home Assistant discovery, when asked for; last, after the views. */
   readonly homeAssistant: HomeAssistantExtension | null;
+  /** Counts the bus into the Prometheus series and serves GET /metrics's text; null when off. */
+  readonly prometheus: PrometheusExtension | null;
   /** [EXT-1] In start order. A new extension (Prometheus, Home Assistant) is one more entry. */
   readonly list: readonly Extension[];
 
@@ -33,10 +38,13 @@ export class ServiceExtensions {
     this.logger = new LoggerExtension(opts.log);
     this.journal = new JournalExtension(this.durable);
     this.homeAssistant = opts.homeAssistant ? new HomeAssistantExtension(opts.homeAssistant) : null;
+    this.prometheus = opts.metrics === false ? null : new PrometheusExtension(opts.metrics);
+    // Prometheus after the views (it counts what they have seen), Home Assistant last.
     this.list = [
       this.durable,
       this.logger,
       this.journal,
+      ...(this.prometheus ? [this.prometheus] : []),
       ...(this.homeAssistant ? [this.homeAssistant] : []),
     ];
   }

@@ -48,6 +48,20 @@ export interface FleetWorkerOptions {
   onLost?: (reason: string, exitCode: 1 | 2) => void;
 }
 
+export interface WorkerStats {
+  meters: number;
+  /** Meters whose MQTT connection is up now. */
+  connected: number;
+  /** Heartbeats sent since the start. */
+  beats: number;
+  /** Seconds since the service last answered a heartbeat. */
+  lastBeatAgeS: number;
+  leaseHeld: boolean;
+  /** The worker's virtual clock, null before it registered. */
+  clockMs: number | null;
+  speed: number | null;
+}
+
 interface Registered {
   lease_id: string;
   broker_url: string;
@@ -76,6 +90,21 @@ export class FleetWorker {
 
   get meters(): number {
     return this.#fleet?.size ?? 0;
+  }
+
+  /** What `--metrics-port` shows (metrics.ts): the meters, the lease's heartbeats, the local clock. */
+  stats(): WorkerStats {
+    let connected = 0;
+    for (const m of this.#fleet?.meters() ?? []) if (m.connected) connected++;
+    return {
+      meters: this.meters,
+      connected,
+      beats: this.#beats,
+      lastBeatAgeS: (Date.now() - this.#lastBeat) / 1000,
+      leaseHeld: this.#client.leaseId !== null && !this.#stopping,
+      clockMs: this.#clock?.now() ?? null,
+      speed: this.#clock?.speed ?? null,
+    };
   }
 
   /** Registers (ServiceError on refusal), connects every meter, starts heartbeats and the sync stream. */

@@ -37,11 +37,17 @@ export const swaggerOptions: SwaggerOptions = {
         name: 'simulation',
         description: 'Not the spec: the virtual world (accounts, meters, clock, events)',
       },
+      {
+        name: 'operations',
+        description: 'Not the spec: liveness, readiness and Prometheus metrics, for operators',
+      },
     ],
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-API-Key' },
         adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' },
+        // GET /metrics also takes the admin token as Prometheus sends it (PM-3).
+        adminBearer: { type: 'http', scheme: 'bearer', description: 'the admin token' },
       },
     },
   },

@@ -15,6 +15,8 @@ export interface BatchWriterOptions {
    * A failed batch of several add() calls is retried one add() at a time, so a bad row fails only its own.
    */
   onError: (error: Error, rowCount: number) => void;
+  /** Told of each transaction written, with its rows and how long it took (the batch-write histogram). */
+  onWritten?: (rows: number, seconds: number) => void;
 }
 
 interface Pending {
@@ -29,6 +31,7 @@ export class BatchWriter {
   readonly #maxRows: number;
   readonly #maxDelayMs: number;
   readonly #onError: BatchWriterOptions['onError'];
+  readonly #onWritten: BatchWriterOptions['onWritten'];
   #queue: Pending[] = [];
   #queuedRows = 0;
   #inFlight: Pending[] = [];
@@ -38,7 +41,7 @@ export class BatchWriter {
   #closed = false;
 
   constructor(options: BatchWriterOptions) {
-    const { store, maxRows = 5000, maxDelayMs = 50, onError } = options ?? {};
+    const { store, maxRows = 5000, maxDelayMs = 50, onError, onWritten } = options ?? {};
     if (typeof store?.insertSamples !== 'function') throw new TypeError('BatchWriter: store is required');
     if (!Number.isInteger(maxRows) || maxRows < 1) {
       throw new TypeError(`BatchWriter: maxRows must be a positive integer, not ${maxRows}`);
@@ -51,6 +54,7 @@ export class BatchWriter {
     this.#maxRows = maxRows;
     this.#maxDelayMs = maxDelayMs;
     this.#onError = onError;
+    this.#onWritten = onWritten;
   }
 
   /** Rows accepted but not yet committed (queued plus in flight). Callers apply backpressure on this. */
@@ -141,11 +145,14 @@ export class BatchWriter {
 
   /** One transaction for the rows of `batch`; resolves their add() promises, or returns the error. */
   async #insert(batch: Pending[]): Promise<Error | null> {
+    const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((p) => p.rows);
+    const started = performance.now();
     try {
-      await this.#store.insertSamples(batch.length === 1 ? batch[0]!.rows : batch.flatMap((p) => p.rows));
+      await this.#store.insertSamples(rows);
     } catch (thrown) {
       return thrown instanceof Error ? thrown : new Error(String(thrown));
     }
+    this.#onWritten?.(rows.length, (performance.now() - started) / 1000);
     for (const p of batch) p.resolve();
     return null;
   }

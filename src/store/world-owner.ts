@@ -116,6 +116,11 @@ export class WorldOwnerLease {
     return lease;
   }
 
+  /** Whether this process still holds the lease: not released, not taken over (GET /readyz). */
+  get held(): boolean {
+    return !this.#released;
+  }
+
   /** Records the URLs the holder answers on, for the message a refused process prints. */
   describe(urls: { httpUrl: string; mqttUrl: string }): Promise<void> {
     return this.#opts.store.describeWorldOwner(this.#token, urls);

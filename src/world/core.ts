@@ -17,6 +17,7 @@ import { Backfills } from './backfill.ts';
 import { ExternalCredits } from './external-credits.ts';
 import { MeterLedger } from './meter-ledger.ts';
 import { MeterSecrets } from './meter-secrets.ts';
+import { registerWorldMetrics, storeWriteObserver } from './metrics.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
 import { saveRegister, saveReports } from './twin-reports.ts';
 import type { Log, MeterMeta } from './types.ts';
@@ -94,7 +95,11 @@ export function makeCore(opts: WorldOptions): WorldCore {
   const bus = opts.bus ?? silentBus();
   const index: DeviceIndex = { pks: new Map(), accounts: new Map(), external: new Set(), meta: new Map() };
   const secrets = opts.meterSecrets ?? MeterSecrets.ephemeral();
-  const writer = new BatchWriter({ store, onError: (e) => opts.log?.('error', `store: ${e.message}`) });
+  const writer = new BatchWriter({
+    store,
+    onError: (e) => opts.log?.('error', `store: ${e.message}`),
+    onWritten: opts.metrics ? storeWriteObserver(opts.metrics) : undefined,
+  });
   const twins = twinRegistry(opts, index, writer, bus);
   const fleet = new Fleet({ clock, tickMs: opts.fleetTickMs });
   const virtual = (id: string) => virtualIn(fleet, index, id);
@@ -145,6 +150,7 @@ export function makeCore(opts: WorldOptions): WorldCore {
       log,
     }),
   };
+  if (opts.metrics) registerWorldMetrics(opts.metrics, core);
   return core;
 }
 

@@ -133,8 +133,13 @@ export class MeterLedger {
       meter.tick();
       checks.push(ledgerCheck(meter.state, totals.get(meta.pk) ?? 0));
     }
+    // A whole check's disagreements are what the metrics show (PM-4); one meter's check says nothing of the rest.
+    if (deviceId === undefined) this.lastDisagreements = checks.filter((c) => !c.agrees).length;
     return checks;
   }
+
+  /** Meters whose balance disagreed with their ledger at the last whole check (at start, or GET /sim/v1/ledger). */
+  lastDisagreements = 0;
 
   /** The check the world runs when it opens: counted in `reconciliation`, disagreements logged. */
   async checkAtStart(): Promise<void> {

@@ -44,6 +44,7 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
   let a: Node;
   let b: Node;
   let beforeWorld: { status: number; code?: string };
+  let readyBeforeWorld: { status: number; body: unknown };
 
   async function start(args: string[]): Promise<Node> {
     const broker = `mqtt://meterstack-service:svc-pass@127.0.0.1:${mosq.port}`;
@@ -82,6 +83,8 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     a = await start(['--api-only']);
     const res = await a.sim<unknown>('POST', '/clock/advance', { seconds: 60 });
     beforeWorld = { status: res.status, code: (res.body as { error?: { code: string } }).error?.code };
+    const ready = await fetch(`${a.url}/readyz`);
+    readyBeforeWorld = { status: ready.status, body: await ready.json() };
     world = await start(['--no-demo', '--speed', '1']);
     b = await start(['--api-only']);
   }, 60_000);
@@ -104,6 +107,27 @@ describe.skipIf(missing !== null)('API instances beside one world process (issue
     expect(beforeWorld).toEqual({ status: 503, code: 'service_unavailable' });
     const res = ok(await a.sim<{ from: string; to: string }>('POST', '/clock/advance', { seconds: 1 }));
     expect(Date.parse(res.to) - Date.parse(res.from)).toBe(1_000);
+  });
+
+  it('GET /readyz on an instance: 503 naming the missing world before it ran, 200 once it holds the store [PM-7]; GET /metrics with the token [PM-3]', async () => {
+    expect(readyBeforeWorld).toMatchObject({
+      status: 503,
+      body: {
+        error: {
+          code: 'service_unavailable',
+          detail: expect.stringMatching(/^Not ready: world \(no world process/),
+        },
+      },
+    });
+    const ready = await fetch(`${b.url}/readyz`);
+    expect(await ready.json()).toMatchObject({
+      data: { status: 'ready', checks: { store: 'ok', migrations: 'ok', broker: 'ok', world: 'ok' } },
+    });
+    expect((await fetch(`${b.url}/metrics`)).status).toBe(401);
+    const text = await (
+      await fetch(`${b.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).text();
+    expect(text).toMatch(/^meterstack_http_requests_total\{method="GET",route="\/readyz",status="200"\} 1$/m);
   });
 
   it('provisioning through A is seen on B: the device, online, with the readings the world stored', async () => {

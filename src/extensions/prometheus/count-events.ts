@@ -1,0 +1,127 @@
+// [PM-4] Each bus event into the series it moves. Called for every event on the emitter's path, so the
+// common ones (http.request, telemetry.summary) find their labelled child in a map and allocate nothing
+// once warm; values a client can choose (route of a 404, a refusal reason, a command op) are bounded
+// [PM-2].
+
+import type { MeterEvent } from '../../events/schemas.ts';
+import { BoundedLabel, OTHER } from './bounded-label.ts';
+import type { BusSeries } from './series.ts';
+
+interface Inc {
+  inc(n?: number): void;
+}
+interface Observe {
+  observe(v: number): void;
+}
+
+interface RouteSeries {
+  method: string;
+  route: string;
+  latency: Observe;
+  byStatus: Map<number, Inc>;
+}
+
+/** Label values kept per label before the rest count as `other`. */
+const MAX_VALUES = { route: 200, reason: 64, op: 32 } as const;
+
+export class EventCounter {
+  readonly #s: BusSeries;
+  readonly #routes = new BoundedLabel(MAX_VALUES.route);
+  readonly #reasons = new BoundedLabel(MAX_VALUES.reason);
+  readonly #brokerReasons = new BoundedLabel(MAX_VALUES.reason);
+  readonly #ops = new BoundedLabel(MAX_VALUES.op);
+  /** `${method} ${route}` → its series; `other` for those past the bound. */
+  readonly #routeSeries = new Map<string, RouteSeries>();
+  readonly #byType = new Map<string, Inc>();
+
+  constructor(series: BusSeries) {
+    this.#s = series;
+  }
+
+  count(e: MeterEvent): void {
+    let typed = this.#byType.get(e.type);
+    if (typed === undefined) {
+      typed = this.#s.events.child(e.type);
+      this.#byType.set(e.type, typed);
+    }
+    typed.inc();
+    switch (e.type) {
+      case 'http.request':
+        this.#http(e as MeterEvent<'http.request'>);
+        return;
+      case 'telemetry.summary': {
+        const { messages, samples } = (e as MeterEvent<'telemetry.summary'>).data;
+        if (messages > 0) this.#s.telemetryMessages.inc(messages);
+        if (samples > 0) this.#s.telemetrySamples.inc(samples);
+        return;
+      }
+      case 'contract.refused': {
+        const d = (e as MeterEvent<'contract.refused'>).data;
+        this.#s.refused.labels(this.#reasons.of(d.reason)).inc(d.count);
+        return;
+      }
+      case 'command.sent':
+      case 'command.acked':
+      case 'command.refused':
+      case 'command.timeout':
+        this.#command(
+          e as MeterEvent<'command.sent' | 'command.acked' | 'command.refused' | 'command.timeout'>,
+        );
+        return;
+      case 'money.recharge':
+        this.#s.recharges.labels((e as MeterEvent<'money.recharge'>).data.outcome).inc();
+        return;
+      case 'meter.connected':
+        this.#s.meterConnections.inc();
+        return;
+      case 'broker.refused': {
+        const d = (e as MeterEvent<'broker.refused'>).data;
+        this.#s.brokerRefused.labels(this.#brokerReasons.of(d.reason)).inc(d.count ?? 1);
+        return;
+      }
+      case 'clock.advanced':
+        this.#s.clockAdvances.inc();
+        return;
+    }
+  }
+
+  #http(e: MeterEvent<'http.request'>): void {
+    const { method, route, status, latency_ms, code } = e.data;
+    const series = this.#route(method, route);
+    let child = series.byStatus.get(status);
+    if (child === undefined) {
+      // Statuses are HTTP's own three digits: bounded.
+      child = this.#s.httpRequests.child(series.method, series.route, String(status));
+      series.byStatus.set(status, child);
+    }
+    child.inc();
+    series.latency.observe(latency_ms / 1000);
+    if (code === 'rate_limit_exceeded') this.#s.rateLimited.inc();
+  }
+
+  /**
+   * The series of one method and route template. Templates are bounded by the app's routes ('(no route)'
+   * stands for every unknown path); past the bound, one shared `other` series, kept under no new key.
+   */
+  #route(method: string, route: string): RouteSeries {
+    const key = `${method} ${route}`;
+    const known = this.#routeSeries.get(key);
+    if (known !== undefined) return known;
+    const kept = this.#routes.of(key) === key;
+    const [m, r] = kept ? [method, route] : [OTHER, OTHER];
+    const mapKey = kept ? key : OTHER;
+    let series = this.#routeSeries.get(mapKey);
+    if (series === undefined) {
+      series = { method: m, route: r, latency: this.#s.httpLatency.child(m, r), byStatus: new Map() };
+      this.#routeSeries.set(mapKey, series);
+    }
+    return series;
+  }
+
+  #command(e: MeterEvent<'command.sent' | 'command.acked' | 'command.refused' | 'command.timeout'>): void {
+    const op = this.#ops.of(e.data.op);
+    const outcome = e.type.slice('command.'.length);
+    this.#s.commands.labels(op, outcome).inc();
+    if ('latency_ms' in e.data) this.#s.commandLatency.labels(op, outcome).observe(e.data.latency_ms / 1000);
+  }
+}
