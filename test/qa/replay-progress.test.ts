@@ -83,9 +83,12 @@ describe('replay progress', () => {
         if ((stderr.match(/^replay /gm) ?? []).length >= 2) resolve();
       });
     });
-    await progressed;
+    const exited = new Promise<number | null>((resolve) => p.on('exit', (c) => resolve(c)));
+    // A replay that ends before its second progress line fails here with what it said, not at the timeout.
+    const first = await Promise.race([progressed.then(() => 'progressed' as const), exited]);
+    expect(first, `the replay exited before two progress lines:\n${stderr}\n${stdout}`).toBe('progressed');
     p.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => p.on('exit', (c) => resolve(c)));
+    const code = await exited;
     expect(code).toBe(130);
     const lines = stderr.split('\n').filter((l) => l.startsWith('replay '));
     for (const l of lines)
