@@ -79,7 +79,6 @@ describe.skipIf(skipWithoutSocat)('IEC 62056-21 mode E: the optical port switche
   });
 
   it('[IEC-10.4, IEC-10.6, AS-8] the bridge signs on, switches to 9600 Bd, associates and reads; DISC brings the meter back to the sign-on', async () => {
-    const began = Date.now();
     const { client } = await openBridgeTransport(pty.b);
     try {
       expect(await client.associate('ABCDEFGH')).toBe(0);
@@ -91,7 +90,6 @@ describe.skipIf(skipWithoutSocat)('IEC 62056-21 mode E: the optical port switche
     }
     expect(meter.output).toContain('mode E: HDLC at 9600 Bd, 8N1 [IEC-10.4]');
     await until(() => meter.output.includes('back to the sign-on'), 3_000, 'the meter back at 300 Bd');
-    expect(Date.now() - began).toBeLessThan(5_000);
   });
 
   it('[IEC-10.5, IEC-10.6] after that DISC, `meterstack bridge --dlms --iec-mode-e` signs on again from 300 Bd and associates, as it opens an optical probe', async () => {

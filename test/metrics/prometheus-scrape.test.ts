@@ -58,6 +58,9 @@ describe.skipIf(skipWithoutPrometheus)('a real Prometheus scraping GET /metrics 
     await t?.close();
   });
 
+  // Each query reads the newest sample of the last minute (last_over_time, max_over_time for `up`): on a
+  // loaded machine one scrape can time out (1 s) and mark the series stale for an instant query, which
+  // would fail here though every earlier scrape counted right.
   const one = async (promql: string) => {
     const r = await prom.query(promql);
     expect(r, `${promql}: ${JSON.stringify(r)}`).toHaveLength(1);
@@ -65,26 +68,32 @@ describe.skipIf(skipWithoutPrometheus)('a real Prometheus scraping GET /metrics 
   };
 
   it('meters known and online by mode and model', async () => {
-    expect(await one('sum(meterstack_meters{model="basic"})')).toBe(3);
-    expect(await one('sum(meterstack_meters_online{model="basic"})')).toBe(2);
+    expect(await one('sum(last_over_time(meterstack_meters{model="basic"}[1m]))')).toBe(3);
+    expect(await one('sum(last_over_time(meterstack_meters_online{model="basic"}[1m]))')).toBe(2);
   });
 
   it('one command counted once, with its latency', async () => {
-    expect(await one('meterstack_commands_total{op="set_relay",outcome="sent"}')).toBe(1);
-    expect(await one('meterstack_commands_total{op="set_relay",outcome="acked"}')).toBe(1);
-    expect(await one('meterstack_command_latency_seconds_count{op="set_relay",outcome="acked"}')).toBe(1);
+    expect(await one('last_over_time(meterstack_commands_total{op="set_relay",outcome="sent"}[1m])')).toBe(1);
+    expect(await one('last_over_time(meterstack_commands_total{op="set_relay",outcome="acked"}[1m])')).toBe(
+      1,
+    );
+    expect(
+      await one(
+        'last_over_time(meterstack_command_latency_seconds_count{op="set_relay",outcome="acked"}[1m])',
+      ),
+    ).toBe(1);
   });
 
   it('one recharge counted once, its repeat as a duplicate', async () => {
-    expect(await one('meterstack_recharges_total{outcome="applied"}')).toBe(1);
-    expect(await one('meterstack_recharges_total{outcome="duplicate"}')).toBe(1);
+    expect(await one('last_over_time(meterstack_recharges_total{outcome="applied"}[1m])')).toBe(1);
+    expect(await one('last_over_time(meterstack_recharges_total{outcome="duplicate"}[1m])')).toBe(1);
   });
 
   it('the scrape itself: up, with HTTP requests by route template', async () => {
-    expect(await one('up{job="meterstack"}')).toBe(1);
+    expect(await one('max_over_time(up{job="meterstack"}[1m])')).toBe(1);
     expect(
       await one(
-        'meterstack_http_requests_total{method="POST",route="/sim/v1/devices/:device_id/recharge",status="200"}',
+        'last_over_time(meterstack_http_requests_total{method="POST",route="/sim/v1/devices/:device_id/recharge",status="200"}[1m])',
       ),
     ).toBe(2);
   });
