@@ -38,7 +38,10 @@ async function runOne(c: ReadinessCheck, timeoutMs: number): Promise<string | nu
   try {
     return await Promise.race([Promise.resolve().then(() => c.check()), late]);
   } catch (err) {
-    return (err as Error).message || 'failed';
+    // /readyz answers anyone a load balancer lets through: an error's text can name a database host,
+    // user or path, so only its code goes out (ECONNREFUSED, 28P01, SQLITE_BUSY...).
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' && /^[A-Za-z0-9_]{1,40}$/.test(code) ? `failed (${code})` : 'failed';
   } finally {
     clearTimeout(timer);
   }

@@ -50,13 +50,24 @@ describe('readiness checks [PM-7]', () => {
         {
           name: 'broken',
           check: () => {
-            throw new Error('disk on fire');
+            throw new Error('disk on fire at /var/lib/meterstack.db');
+          },
+        },
+        {
+          // What pg throws when the database refuses: its text names host and port, its code does not.
+          name: 'refused',
+          check: () => {
+            throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
           },
         },
       ],
       50,
     );
     expect(performance.now() - t0).toBeLessThan(500);
-    expect(r).toEqual({ ready: false, checks: { hung: 'no answer within 50 ms', broken: 'disk on fire' } });
+    // [PM-7] Anyone may ask /readyz: an error's code goes out, never its text (paths, hosts, users).
+    expect(r).toEqual({
+      ready: false,
+      checks: { hung: 'no answer within 50 ms', broken: 'failed', refused: 'failed (ECONNREFUSED)' },
+    });
   });
 });

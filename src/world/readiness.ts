@@ -61,7 +61,8 @@ export function apiInstanceReadiness(
         if (owner === null) return 'no world process holds the store (start `meterstack serve` on it)';
         const age = wallNow() - owner.heartbeatAt;
         return age > OWNER_EXPIRY_MS
-          ? `the world process (pid ${owner.pid} on ${owner.host}) has not renewed its lease for ${Math.round(age / 1000)} s`
+          ? // No pid or host: /readyz answers without credentials (the log names them).
+            `the world process has not renewed its lease for ${Math.round(age / 1000)} s`
           : null;
       },
     },
