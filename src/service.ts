@@ -15,6 +15,7 @@ import { Metrics } from './events/metrics.ts';
 import type { EventViews } from './events/views.ts';
 import { type EventsConfig, type Extension, startExtensions } from './extensions/extension.ts';
 import { haLogin } from './extensions/home-assistant/login.ts';
+import { HA_USERNAME } from './extensions/home-assistant/topics.ts';
 import { ServiceExtensions } from './extensions/index.ts';
 import { type CorsOrigins, corsPolicy } from './http/cors-policy.ts';
 import { hostPolicy } from './http/host-policy.ts';
@@ -261,6 +262,8 @@ async function start(config: ServiceConfig, started: (() => Promise<void>)[]): P
         logins: config.brokerLogins,
         watch: { username: ADMIN_MQTT_USERNAME, password: config.adminToken },
         scoped: ha ? [ha] : [],
+        // [HA-7] HA turned off: its login made by an earlier run must not keep working.
+        retire: ha ? [] : [HA_USERNAME],
         log,
       })
     : embeddedServiceBroker(

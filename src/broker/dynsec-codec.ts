@@ -131,6 +131,13 @@ export const commands = {
   createRole: (rolename: string, acls: Acl[]): DynsecCommand => ({ command: 'createRole', rolename, acls }),
   deleteRole: (rolename: string): DynsecCommand => ({ command: 'deleteRole', rolename }),
   addRoleACL: (rolename: string, acl: Acl): DynsecCommand => ({ command: 'addRoleACL', rolename, ...acl }),
+  removeRoleACL: (rolename: string, acl: Pick<Acl, 'acltype' | 'topic'>): DynsecCommand => ({
+    command: 'removeRoleACL',
+    rolename,
+    acltype: acl.acltype,
+    topic: acl.topic,
+  }),
+  getRole: (rolename: string): DynsecCommand => ({ command: 'getRole', rolename }),
   /** `clientid` pins the client id the login must connect with [MQTT-3.1.3-9] (no kicking another off). */
   createClient: (c: {
     username: string;
@@ -206,6 +213,16 @@ export function isAlreadyExists(r: DynsecResult): boolean {
 }
 export function isNotFound(r: DynsecResult): boolean {
   return !r.ok && /not found/i.test(r.error);
+}
+
+/** The ACLs in a getRole answer. */
+export function roleAcls(r: DynsecResult): Pick<Acl, 'acltype' | 'topic'>[] {
+  if (!r.ok) return [];
+  const role = (r.data?.['role'] ?? {}) as { acls?: { acltype?: unknown; topic?: unknown }[] };
+  return (role.acls ?? []).map((a) => ({
+    acltype: String(a.acltype) as Acl['acltype'],
+    topic: String(a.topic),
+  }));
 }
 
 /** Role names in a getClient answer. */

@@ -11,6 +11,7 @@ import {
   commands,
   isAlreadyExists,
   isNotFound,
+  roleAcls,
   SERVICE_ROLE,
   scopedAcls,
   serviceAcls,
@@ -62,6 +63,13 @@ export interface ExternalBrokerOptions {
   watch?: BrokerLogin;
   /** Logins the service issues for clients of its own (Home Assistant), made on a dynsec broker. */
   scoped?: readonly ScopedLogin[];
+  /**
+   * Scoped logins (name = role name) this process owns but does not issue this run (Home Assistant
+   * turned off): their login and role are deleted, and the service role keeps only its own ACLs and
+   * those of `scoped`, so a leaked HA password stops working. Only the world passes it: an API
+   * instance must not undo the world's HA login.
+   */
+  retire?: readonly string[];
   log: Log;
   /** How long to wait for the broker's CONNACK, and for dynsec's answer, before giving up. Default 5 s. */
   connectTimeoutMs?: number;
@@ -96,6 +104,7 @@ export async function connectExternalBroker(opts: ExternalBrokerOptions): Promis
     await setUpService(dynsec, service, { url, timeoutMs });
     await setUpWatch(dynsec, service, opts.watch, opts.log);
     for (const login of opts.scoped ?? []) await setUpScoped(dynsec, login);
+    if (opts.retire) await retireScoped(dynsec, opts.retire, opts.scoped ?? []);
   } catch (err) {
     await mqtt.endAsync(true);
     throw err instanceof DynsecError ? new BrokerConfigError(err.message) : err;
@@ -205,6 +214,25 @@ async function setUpScoped(dynsec: DynsecClient, login: ScopedLogin) {
   await dynsec.must(commands.deleteRole(login.role), isNotFound);
   await dynsec.must(commands.createRole(login.role, scopedAcls(login)));
   await dynsec.ensureClient({ username: login.username, password: login.password, role: login.role });
+}
+
+/**
+ * [HA-7] Logins no longer issued are deleted with their role (Mosquitto drops their connections), and
+ * the service role's ACLs beyond its own and the scoped logins' (an old HA prefix, HA turned off) go.
+ */
+async function retireScoped(dynsec: DynsecClient, names: readonly string[], scoped: readonly ScopedLogin[]) {
+  for (const name of names) {
+    await dynsec.must(commands.deleteClient(name), isNotFound);
+    await dynsec.must(commands.deleteRole(name), isNotFound);
+  }
+  const keep = new Set(
+    [...serviceAcls(), ...scoped.flatMap((s) => serviceTopicAcls(s.serviceTopics))].map(
+      (a) => `${a.acltype} ${a.topic}`,
+    ),
+  );
+  for (const acl of roleAcls(await dynsec.must(commands.getRole(SERVICE_ROLE))))
+    if (!keep.has(`${acl.acltype} ${acl.topic}`))
+      await dynsec.must(commands.removeRoleACL(SERVICE_ROLE, acl), isNotFound);
 }
 
 /**

@@ -128,4 +128,29 @@ describe.skipIf(skipWithoutMosquitto)('[HA-7] on Mosquitto (dynsec), with the ro
     expect(told[0]).toMatch(/^warn /);
     expect(second.deviceId).toBeTruthy();
   });
+
+  it('[HA-7] a restart without --ha-discovery deletes the HA login, its role and the service role’s HA ACLs', async () => {
+    const login = haLogin(PREFIX, t.svc.adminToken);
+    await t.close();
+    t = await startTestService({ speed: 0, broker: m.brokerUrl });
+    await expect(
+      mqtt.connectAsync(m.url, {
+        username: login.username,
+        password: login.password,
+        clientId: `ha-${Math.random().toString(36).slice(2)}`,
+        reconnectPeriod: 0,
+        connectTimeout: 3_000,
+      }),
+    ).rejects.toThrow(/not authori|bad user/i);
+    const ctl = (...args: string[]) =>
+      execFileSync('/usr/bin/mosquitto_ctrl', [
+        ...['-h', '127.0.0.1', '-p', String(m.port), '-u', m.admin.username, '-P', m.admin.password],
+        ...['dynsec', ...args],
+      ]).toString();
+    expect(ctl('listRoles')).not.toMatch(/meterstack-ha/);
+    const role = ctl('getRole', 'meterstack-service');
+    expect(role).not.toContain(`${PREFIX}/#`);
+    expect(role).not.toContain('meterstack/ha/#');
+    expect(role).toContain('meterstack/v1/#');
+  });
 });

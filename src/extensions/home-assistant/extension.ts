@@ -143,6 +143,9 @@ export class HomeAssistantExtension implements Extension {
         ),
       },
     });
+    // [HA-9] Back after an outage (a broker restarted without persistence has lost the retained
+    // topics): every config and state is told again; what was held back meanwhile is only the latest.
+    client.on('connect', () => this.#tellAllAgain());
     client.on('message', (topic, payload, packet) => this.#onMessage(topic, payload, packet.retain));
     await client.subscribeAsync(extensionFilters(this.prefix), { qos: 1 });
     // [HA-8] The first announcement runs behind the service's start, not in front of it: at 10,000
@@ -311,14 +314,22 @@ export class HomeAssistantExtension implements Extension {
     this.#publisher!.publish(stateTopic(deviceId), json);
   }
 
+  /** The next round publishes every known meter's configs and state, changed or not. */
+  #tellAllAgain(): void {
+    for (const known of this.#known.values()) {
+      known.configs = new Map();
+      known.state = '';
+    }
+    this.#resync = true;
+  }
+
   #onMessage(topic: string, payload: Buffer, retain: boolean): void {
     if (topic === statusTopic(this.prefix)) {
       // HA's birth after its restart: tell everything again, at most once a minute [HA-2].
       const wall = Date.now();
       if (payload.toString() === 'online' && wall - this.#lastBirth > 60_000) {
         this.#lastBirth = wall;
-        for (const known of this.#known.values()) known.configs = new Map();
-        this.#resync = true;
+        this.#tellAllAgain();
       }
       return;
     }
