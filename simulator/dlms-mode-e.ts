@@ -51,6 +51,8 @@ export class ModeEMeterPort {
   #deadline: NodeJS.Timeout | null = null;
   #noSnrm: NodeJS.Timeout | null = null;
   #ticker: NodeJS.Timeout | null = null;
+  /** [IEC-8.3] Bumped by each request answered: a queued answer to an older one is dropped, not sent. */
+  #answerGen = 0;
 
   constructor(o: ModeEMeterOptions) {
     this.#o = o;
@@ -127,7 +129,11 @@ export class ModeEMeterPort {
     try {
       const { state, effects } = this.#server.step(this.#session, event);
       this.#session = state;
-      for (const e of effects) this.#effect(e);
+      // A flood of `/?!` would queue a reaction wait and an identification each, without bound: only the
+      // newest request's are carried out, the older ones' skipped when their turn comes.
+      const answers = effects.some((e) => e.kind === 'send' && e.message === 'identification');
+      const gen = answers ? ++this.#answerGen : null;
+      for (const e of effects) this.#effect(e, gen);
     } catch (err) {
       // [IEC-9.4] A bug must not end the meter: log it and go idle.
       this.#o.log('error', `iec62056-21: ${(err as Error).stack ?? err}`);
@@ -154,7 +160,8 @@ export class ModeEMeterPort {
     );
   }
 
-  #effect(e: Effect): void {
+  #effect(e: Effect, gen: number | null = null): void {
+    const stale = () => gen !== null && gen !== this.#answerGen;
     switch (e.kind) {
       case 'note': {
         const level =
@@ -163,11 +170,11 @@ export class ModeEMeterPort {
         return;
       }
       case 'wait':
-        this.#queue(() => new Promise((r) => setTimeout(r, e.ms)));
+        this.#queue(() => (stale() ? Promise.resolve() : new Promise((r) => setTimeout(r, e.ms))));
         return;
       case 'send':
         this.#queue(async () => {
-          await this.#port.send(e.bytes);
+          if (!stale()) await this.#port.send(e.bytes);
         });
         return;
       case 'set-baud':

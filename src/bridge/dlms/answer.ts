@@ -8,7 +8,7 @@ import type { DlmsClient } from './client.ts';
 import { planCommand } from './commands.ts';
 import { type CreditReading, judgeRecharge } from './in-doubt.ts';
 import type { MeterModel } from './meter-model.ts';
-import type { BridgeStateFile } from './state-file.ts';
+import { type BridgeStateFile, KEPT_TRANSACTIONS } from './state-file.ts';
 
 export interface AnswerContext {
   model: () => MeterModel | null;
@@ -86,11 +86,14 @@ async function recharge(
       seen.add(txn);
       ctx.say(
         'error',
-        `recharge ${txn} in doubt and its credit cannot tell: check the meter, then set it "applied" or remove it in ${ctx.stateFile.path} [CL-9.6]`,
+        `recharge ${txn} in doubt and its credit cannot tell: check the meter, stop the bridge (it keeps the file in memory and overwrites edits), then set it "applied" or remove it in ${ctx.stateFile.path} and start it again [CL-9.6]`,
       );
     }
     return busy(`recharge ${txn} is in doubt: a person must check the meter's credit [CL-9.6]`);
   }
+  // [CL-9.6] Every kept id in doubt: a new one would push one of them out and it could credit twice.
+  if (ctx.stateFile.full())
+    return busy(`${KEPT_TRANSACTIONS} recharges in doubt: a person must check them first [CL-9.6]`);
   const client = ctx.client();
   if (!client) return busy('no association with the meter');
   ctx.stateFile.setRecharge(txn, 'in_doubt', ctx.now(), { ...before, amount }); // on disk before the ACTION

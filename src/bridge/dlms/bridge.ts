@@ -272,7 +272,8 @@ export class DlmsBridge {
     const before = this.#state;
     this.#state = read.state;
     this.#sample = read.sample;
-    this.#credit = creditReading(read.sample, read.values);
+    const energyScaler = m.scalers.get(OBIS.energyKwh)?.scaler ?? 0;
+    this.#credit = creditReading(read.sample, read.values, energyScaler, read.meterClockMs);
     const { ts: _a, ...was } = before ?? { ts: 0 };
     const { ts: _b, ...is } = read.state;
     if (before && JSON.stringify(was) !== JSON.stringify(is)) this.#mqtt.publishState(read.state); // [MC-5.1]

@@ -7,6 +7,9 @@ const checkOf = (over: Partial<CreditCheck> = {}): CreditCheck => ({
   energyWh: 1_234_567,
   tariffs: [800, 1_200],
   charging: true,
+  stepWh: 1,
+  atMs: 1_000_000,
+  meterMs: null,
   ...over,
 });
 const readingOf = (over: Partial<CreditReading> = {}): CreditReading => ({
@@ -14,6 +17,9 @@ const readingOf = (over: Partial<CreditReading> = {}): CreditReading => ({
   energyWh: 1_234_567,
   tariffs: [800, 1_200],
   charging: true,
+  stepWh: 1,
+  atMs: 1_060_000,
+  meterMs: null,
   ...over,
 });
 
@@ -71,6 +77,36 @@ describe('judgeRecharge: a recharge in doubt decided from the credit [CL-9.6]', 
     ['the energy register went back', {}, { energyWh: 1_000, balance: 51_000 }, 'unknown'],
     ['neither fits: the credit rose by three amounts', {}, { balance: 53_000 }, 'unknown'],
     ['neither fits: the credit fell with no energy used', {}, { balance: 40_000 }, 'unknown'],
+    // [CL-9.6.1] a register in whole kWh: "no energy used" may hide 999 Wh, 1,199 paise at 1,200/kWh,
+    // so a credit as it was may be the 1,000 paise in less a kWh's cost: not "not applied" (twice paid)
+    ['a kWh register, nothing seen used, the balance as it was', { stepWh: 1_000 }, {}, 'unknown'],
+    [
+      'a kWh register, the amount in (energy only lowers it)',
+      { stepWh: 1_000 },
+      { balance: 51_000 },
+      'applied',
+    ],
+    ['a kWh register, far below the amount', { stepWh: 1_000, amount: 10_000 }, {}, 'not_applied'],
+    ['a 10 Wh register step from the later reading', {}, { stepWh: 10, balance: 49_990 }, 'not_applied'],
+    // [CL-9.6.1] only "without" fits, but within half the amount of "with": the meter may have taken
+    // more than energy × tariff (a fixed charge), so it stays in doubt
+    [
+      'a small amount, the balance just under its window',
+      { amount: 100 },
+      { energyWh: 1_235_067, balance: 49_450 },
+      'unknown',
+    ],
+    // [CL-9.6.1] readings more than 15 min apart: the credit is no witness
+    ['16 min between the readings', {}, { atMs: 1_000_000 + 16 * 60_000 }, 'unknown'],
+    ['14 min between the readings', {}, { atMs: 1_000_000 + 14 * 60_000 }, 'not_applied'],
+    [
+      "the meter's clock decides where both have it",
+      { meterMs: 0 },
+      { meterMs: 16 * 60_000, balance: 51_000 },
+      'unknown',
+    ],
+    ['the bridge clock went back', {}, { atMs: 0, balance: 51_000 }, 'unknown'],
+    ['a check from an older file, without times', { atMs: undefined }, { balance: 51_000 }, 'unknown'],
   ] as const)('%s', (_name, check, later, verdict) => {
     const v = judgeRecharge(checkOf(check), readingOf(later));
     expect(v.kind).toBe(verdict);
@@ -95,7 +131,13 @@ describe('creditReading: one poll into what a decision needs [CL-9.6]', () => {
       energyWh: 1_234_567,
       tariffs: [800, 1_500],
       charging: true,
+      stepWh: 1,
+      atMs: 0,
+      meterMs: null,
     });
+    // [CL-9.6.1] the register's scaler is its step; the meter's clock kept beside the bridge's
+    expect(creditReading(sample, { credit: 42 }, 3, 77)).toMatchObject({ stepWh: 1_000, meterMs: 77 });
+    expect(creditReading(sample, { credit: 42 }, -1)).toMatchObject({ stepWh: 1 });
     expect(creditReading(sample, { credit: 42, mode: 2 })).toMatchObject({ tariffs: null, charging: false });
     expect(creditReading(sample, { credit: 42 })).toMatchObject({ charging: null });
   });

@@ -76,4 +76,36 @@ describe('the DLMS bridge state file: recharges in doubt with their check [CL-9.
     expect(f.recharge('t1')).toBe('applied');
     expect(f.recharge('new')).toBe('applied');
   });
+
+  it('[CL-9.6] all kept ids in doubt: full, and a new one is refused rather than one in doubt pushed out', () => {
+    const recharges = Array.from({ length: KEPT_TRANSACTIONS }, (_, i) => ({
+      id: `d${i}`,
+      status: 'in_doubt',
+      at: i,
+      check: CHECK,
+    }));
+    writeFileSync(path, JSON.stringify({ v: 1, cursor_ms: null, recharges }));
+    const f = BridgeStateFile.load(path);
+    expect(f.full()).toBe(true);
+    expect(() => f.setRecharge('new', 'in_doubt', 1e6, CHECK)).toThrow(/in doubt, no room/);
+    expect(f.recharge('d0')).toBe('in_doubt');
+    expect(BridgeStateFile.load(path).recharge('d0')).toBe('in_doubt');
+    // one of them decided: room again (the applied one goes first)
+    f.setRecharge('d5', 'applied', 1e6);
+    expect(f.full()).toBe(false);
+  });
+
+  it('[CL-9.6.1] a check with the step and the times reads back; a bad step makes the file unreadable', () => {
+    const f = BridgeStateFile.load(path);
+    const timed = { ...CHECK, stepWh: 1_000, atMs: 5, meterMs: null };
+    f.setRecharge('a', 'in_doubt', 1, timed);
+    expect(BridgeStateFile.load(path).checks()).toEqual([{ id: 'a', check: timed }]);
+    const bad = {
+      v: 1,
+      cursor_ms: null,
+      recharges: [{ id: 'x', status: 'in_doubt', at: 1, check: { ...CHECK, stepWh: 0 } }],
+    };
+    writeFileSync(path, JSON.stringify(bad));
+    expect(() => BridgeStateFile.load(path)).toThrow(/not a DLMS bridge state file/);
+  });
 });

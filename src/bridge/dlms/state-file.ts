@@ -44,7 +44,10 @@ function checkOk(c: unknown): boolean {
     finite(k.balance) &&
     finite(k.energyWh) &&
     (k.tariffs === null || (Array.isArray(k.tariffs) && k.tariffs.every(finite))) &&
-    (k.charging === null || typeof k.charging === 'boolean')
+    (k.charging === null || typeof k.charging === 'boolean') &&
+    (k.stepWh === undefined || (finite(k.stepWh) && k.stepWh >= 1)) &&
+    (k.atMs === undefined || finite(k.atMs)) &&
+    (k.meterMs === undefined || k.meterMs === null || finite(k.meterMs))
   );
 }
 
@@ -101,6 +104,12 @@ export class BridgeStateFile {
     return this.#data.recharges.find((r) => r.id === transactionId)?.status;
   }
 
+  /** [CL-9.6] No room for a new id: every kept one is in doubt, and none of those may be forgotten. */
+  full(): boolean {
+    const r = this.#data.recharges;
+    return r.length >= KEPT_TRANSACTIONS && r.every((x) => x.status === 'in_doubt');
+  }
+
   /** [CL-9.6] The recharges in doubt that the meter's credit can still decide, oldest first. */
   checks(): { id: string; check: CreditCheck }[] {
     return this.#data.recharges.flatMap((r) =>
@@ -116,10 +125,13 @@ export class BridgeStateFile {
     const rest = this.#data.recharges.filter((r) => r.id !== transactionId);
     const entry: RechargeEntry = { id: transactionId, status, at, ...(check ? { check } : {}) };
     const all = [...rest, entry];
-    // Past the limit the oldest applied ids go first: an in-doubt one forgotten could credit twice.
+    // Past the limit the oldest applied ids go: an in-doubt one forgotten could credit twice, so with
+    // none applied left to drop it refuses (the caller asks `full()` first and answers busy).
     while (all.length > KEPT_TRANSACTIONS) {
       const i = all.findIndex((r) => r.status === 'applied');
-      all.splice(i === -1 ? 0 : i, 1);
+      if (i === -1)
+        throw new Error(`${this.path}: ${KEPT_TRANSACTIONS} recharges in doubt, no room for more [CL-9.6]`);
+      all.splice(i, 1);
     }
     this.#data.recharges = all;
     this.#save();
