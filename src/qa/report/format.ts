@@ -3,18 +3,23 @@
 // from the run's start.
 
 import { IST_OFFSET_MS } from '../../time/ist.ts';
+import { DEFAULT_STEPS, placesOf as placesOfStep } from '../../units/readable.ts';
 
 /** Places when a meter declared no resolution: meterstack's own steps (MC-4.4), 0.1 W and 1 Wh. */
-export const DEFAULT_PLACES = { power: 1, energy: 3 } as const;
+export const DEFAULT_PLACES = {
+  power: placesOfStep(DEFAULT_STEPS.active_power),
+  energy: placesOfStep(DEFAULT_STEPS.energy),
+} as const;
 
 /**
  * Decimal places of a declared resolution: 0.001 → 3, 1 → 0. A resolution that is not a power of ten
  * from 1 down to 1e-6 (or not a number at all: `info` is the meter's word) gives `fallback`.
  */
 export function placesOf(resolution: unknown, fallback: number): number {
-  if (typeof resolution !== 'number' || !(resolution > 0)) return fallback;
-  for (let p = 0; p <= 6; p++) if (Math.abs(resolution * 10 ** p - 1) < 1e-9) return p;
-  return fallback;
+  if (typeof resolution !== 'number' || !(resolution > 0) || !Number.isFinite(resolution)) return fallback;
+  // The places as units/readable.ts counts them, taken only for a power of ten it names exactly.
+  const p = placesOfStep(resolution);
+  return p <= 6 && Math.abs(resolution * 10 ** p - 1) < 1e-9 ? p : fallback;
 }
 
 /** A value rounded to `places`, as the shortest number that prints so (for the page's data). */
