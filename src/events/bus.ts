@@ -39,10 +39,38 @@ export interface EmitContext {
 
 export type Subscriber = (event: MeterEvent) => void;
 
+/**
+ * [EXT-7] What watches answered requests: the fields of one `http.request` event, numbered and stamped
+ * like every event, handed over without an event object. A watcher keeps or counts what it needs from
+ * `data` (which it must not hold: the caller's object) and builds the event with `requestEvent` only
+ * when it hands one on (a live stream open, a log line at its level).
+ */
+export type RequestWatcher = (
+  seq: number,
+  vt: number,
+  wt: number,
+  data: EventData<'http.request'>,
+  accountId: number | undefined,
+) => void;
+
+/** The `http.request` event a watcher was handed the fields of; the same whoever builds it. */
+export function requestEvent(
+  seq: number,
+  vt: number,
+  wt: number,
+  data: EventData<'http.request'>,
+  accountId: number | undefined,
+): MeterEvent<'http.request'> {
+  const event: MeterEvent<'http.request'> = { seq, type: 'http.request', vt, wt, data: { ...data } };
+  if (accountId !== undefined) event.account_id = accountId;
+  return event;
+}
+
 export class EventBus {
   readonly #now: () => number;
   readonly #wall: () => number;
   readonly #subscribers = new Set<Subscriber>();
+  readonly #requestWatchers = new Set<RequestWatcher>();
   readonly #redact: Redact;
   readonly enabled: boolean;
   #next: number;
@@ -84,8 +112,21 @@ export class EventBus {
     return this.#subscribers.size;
   }
 
+  /**
+   * Emits an event to every subscriber. An `http.request` goes the requests' way instead (`request`),
+   * and the event it was is returned.
+   */
   emit<T extends EventType>(type: T, data: EventData<T>, ctx?: EmitContext): MeterEvent<T> | null {
     if (!this.enabled) return null;
+    if (type === 'http.request') {
+      const d = { ...(data as EventData<'http.request'>) };
+      let built: MeterEvent<'http.request'> | null = null;
+      const keep: RequestWatcher = (seq, vt, wt, clean, accountId) => {
+        built = requestEvent(seq, vt, wt, clean, accountId);
+      };
+      this.#request(d, ctx?.accountId, keep, ctx?.vt);
+      return built as MeterEvent<T> | null;
+    }
     this.#emitted = true;
     const vt = ctx?.vt ?? this.#now();
     // Redacted here, once, so that no view can hold a secret a client typed [SEC-1].
@@ -103,7 +144,47 @@ export class EventBus {
     return event;
   }
 
-  /** Returns the unsubscribe function. */
+  /**
+   * [EXT-7] One answered HTTP request, from the request path's one hook (src/http/request-events.ts):
+   * as cheap as the request path allows. It takes the next seq like any event, but no event object is
+   * built, kept or dispatched: the request watchers get its fields (the journal keeps them in a ring of
+   * numbers, the metrics count them), and a watcher that hands an event on builds it. Subscribers
+   * (`subscribe`) never see requests. `data` becomes the bus's: the caller must not use it again.
+   */
+  request(data: EventData<'http.request'>, accountId?: number): void {
+    if (!this.enabled) return;
+    this.#request(data, accountId, undefined, undefined);
+  }
+
+  #request(
+    data: EventData<'http.request'>,
+    accountId: number | undefined,
+    also: RequestWatcher | undefined,
+    at: number | undefined,
+  ): void {
+    this.#emitted = true;
+    const seq = this.#next++;
+    const vt = at ?? this.#now();
+    const wt = this.#wall();
+    // [SEC-1] The URL is what a client typed; the other fields are the app's own words, redacted alike.
+    const clean = redactDeep(data, this.#redact);
+    for (const w of this.#requestWatchers) {
+      try {
+        w(seq, vt, wt, clean, accountId);
+      } catch {
+        this.#subscriberErrors.inc();
+      }
+    }
+    also?.(seq, vt, wt, clean, accountId);
+  }
+
+  /** [EXT-7] Watches answered requests (see `request`); returns the function that stops it. */
+  onRequest(watcher: RequestWatcher): () => void {
+    this.#requestWatchers.add(watcher);
+    return () => this.#requestWatchers.delete(watcher);
+  }
+
+  /** Every event but answered requests (those go to `onRequest` watchers). Returns the unsubscribe function. */
   subscribe(subscriber: Subscriber): () => void {
     this.#subscribers.add(subscriber);
     return () => this.#subscribers.delete(subscriber);

@@ -90,7 +90,8 @@ export function registerRequestEvents(app: FastifyInstance, bus: EventBus): void
     };
     // Set, not spread in: one object of one shape per event.
     if (code !== undefined) data.code = code;
-    bus.emit('http.request', data, account === undefined ? undefined : { accountId: account.id });
+    // [EXT-7] Numbered and kept as fields: no event object unless a view hands one on.
+    bus.request(data, account?.id);
     done();
   });
 }

@@ -1,7 +1,7 @@
 // Every event a running service emits, kept for a test to wait for and check. Each one is checked
 // against EventSchema as it arrives: an emitter that breaks its schema fails the test that saw it.
 
-import type { EventBus } from '../../src/events/bus.ts';
+import { type EventBus, requestEvent } from '../../src/events/bus.ts';
 import { EventSchema, type EventType, type MeterEvent } from '../../src/events/schemas.ts';
 
 export class Collected {
@@ -11,11 +11,20 @@ export class Collected {
   readonly stop: () => void;
 
   constructor(bus: EventBus) {
-    this.stop = bus.subscribe((e) => {
+    const keep = (e: MeterEvent) => {
       this.events.push(e);
       const parsed = EventSchema.safeParse(e);
       if (!parsed.success) this.invalid.push({ event: e, error: parsed.error.message });
-    });
+    };
+    const events = bus.subscribe(keep);
+    // Answered requests are watched, not subscribed [EXT-7]: built into the events they are.
+    const requests = bus.onRequest((seq, vt, wt, data, accountId) =>
+      keep(requestEvent(seq, vt, wt, data, accountId)),
+    );
+    this.stop = () => {
+      events();
+      requests();
+    };
   }
 
   of<T extends EventType>(type: T, deviceId?: string): MeterEvent<T>[] {

@@ -23,6 +23,21 @@ describe('SeqReserve', () => {
     expect(await store.getSetting(SEQ_SETTING)).toBe('1000');
   });
 
+  it('answered requests move the mark too: a crash after a burst of them starts past every seq [EXT-7]', async () => {
+    const path = join(stores.dir(), 'requests.db');
+    const first = openSqliteStore({ path });
+    const { bus } = await busOn(first);
+    const data = { method: 'GET', route: '/x', url: '/x', status: 200, latency_ms: 1, account_id: null };
+    // Requests reach no subscriber (bus.request): the reserve must watch them itself.
+    for (let i = 0; i < 5_000; i++) bus.request({ ...data });
+    const last = bus.nextSeq - 1;
+    const second = openSqliteStore({ path });
+    const after = await SeqReserve.open(second, { block: 1_000 });
+    expect(after.firstSeq).toBeGreaterThan(last);
+    await second.close();
+    await first.close();
+  });
+
   it('after a crash mid-burst (no close, the store reopened by another handle) starts past every seq used', async () => {
     const path = join(stores.dir(), 'crash.db');
     const first = openSqliteStore({ path });

@@ -56,10 +56,18 @@ export class SeqReserve {
   }
 
   /** Moves the mark ahead as `bus` hands out seqs; returns the unsubscribe function. */
-  watch(bus: Pick<EventBus, 'subscribe'>): () => void {
-    return bus.subscribe((e) => {
+  watch(bus: Pick<EventBus, 'subscribe' | 'onRequest'>): () => void {
+    const events = bus.subscribe((e) => {
       if (e.seq > this.#asked - this.block / 2) this.#extend(e.seq);
     });
+    // [EXT-7] Answered requests take seqs too, without an event.
+    const requests = bus.onRequest((seq) => {
+      if (seq > this.#asked - this.block / 2) this.#extend(seq);
+    });
+    return () => {
+      events();
+      requests();
+    };
   }
 
   /** Another process took the store (world owner lease): write nothing more. */

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
-import type { MeterEvent } from '../../events/schemas.ts';
+import type { EventData, MeterEvent } from '../../events/schemas.ts';
 import { connectMqtt } from '../../mqtt/connect.ts';
 import type { DeviceRecord } from '../../store/types.ts';
 import type { Extension, ExtensionContext, ServiceHandles } from '../extension.ts';
@@ -96,7 +96,13 @@ export class HomeAssistantExtension implements Extension {
     const m = ctx.metrics;
     m.gauge(HA_METRICS.devices, 'Meters announced to Home Assistant', () => this.#known.size);
     // Until attach, events are only noted: the first sync reads everything anyway.
-    this.#unsubscribe = ctx.bus.subscribe((e) => this.#onEvent(e));
+    const events = ctx.bus.subscribe((e) => this.#onEvent(e));
+    // [EXT-7] Requests come as fields; the one kind that matters here reads them as they are.
+    const requests = ctx.bus.onRequest((_seq, _vt, _wt, d) => this.#onRequest(d));
+    this.#unsubscribe = () => {
+      events();
+      requests();
+    };
   }
 
   async attach(svc: ServiceHandles): Promise<void> {
@@ -178,6 +184,13 @@ export class HomeAssistantExtension implements Extension {
     this.#client = null;
   }
 
+  /** [HA-2] A device renamed through the v2 API (PUT /devices/{id}/): HA's device name follows. */
+  #onRequest(d: EventData<'http.request'>): void {
+    if (d.method !== 'PUT' || d.status !== 200 || !d.route.endsWith('/devices/:device_id/')) return;
+    const id = /\/devices\/([A-Za-z0-9_.-]{1,64})\/?(?:\?|$)/.exec(d.url)?.[1];
+    if (id !== undefined && this.#known.has(id)) this.#announce.add(id);
+  }
+
   #onEvent(e: MeterEvent): void {
     switch (e.type) {
       case 'telemetry.summary':
@@ -189,14 +202,6 @@ export class HomeAssistantExtension implements Extension {
       case 'meter.replaced':
         if (e.device_id) this.#replaced.add(e.device_id);
         return;
-      case 'http.request': {
-        // [HA-2] A device renamed through the v2 API (PUT /devices/{id}/): HA's device name follows.
-        const d = (e as MeterEvent<'http.request'>).data;
-        if (d.method !== 'PUT' || d.status !== 200 || !d.route.endsWith('/devices/:device_id/')) return;
-        const id = /\/devices\/([A-Za-z0-9_.-]{1,64})\/?(?:\?|$)/.exec(d.url)?.[1];
-        if (id !== undefined && this.#known.has(id)) this.#announce.add(id);
-        return;
-      }
       case 'world.reset':
       case 'world.restored':
         this.#resync = true;

@@ -12,7 +12,7 @@ export class JournalExtension implements Extension {
   readonly name = 'journal';
   readonly #durable: { readonly source: DurableSource | null };
   #views: EventViews | null = null;
-  #unsubscribe: (() => void) | null = null;
+  #unsubscribe: (() => void)[] = [];
 
   /** `durable`: read at the start, after the durable events extension started (it comes first). */
   constructor(durable: { readonly source: DurableSource | null }) {
@@ -22,7 +22,11 @@ export class JournalExtension implements Extension {
   start(ctx: ExtensionContext): void {
     const { bus } = ctx;
     const journal = new Journal({ capacity: ctx.config.journalSize, firstSeq: bus.nextSeq });
-    this.#unsubscribe = bus.subscribe((e) => journal.push(e));
+    this.#unsubscribe.push(
+      bus.subscribe((e) => journal.push(e)),
+      // [EXT-7] Requests as fields, in the journal's columns.
+      bus.onRequest((seq, vt, wt, data, accountId) => journal.pushRequest(seq, vt, wt, data, accountId)),
+    );
     const durable = this.#durable.source;
     const streams = new EventStreams({
       ...ctx.config.streams,
@@ -51,7 +55,6 @@ export class JournalExtension implements Extension {
   stop(): void {
     // The streams ended already when the HTTP server closed (src/app.ts); ending them twice is nothing.
     this.#views?.streams.close();
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
+    for (const u of this.#unsubscribe.splice(0)) u();
   }
 }

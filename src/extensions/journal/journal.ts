@@ -1,11 +1,14 @@
 // The in-memory journal (issue 9 §3): the newest events in a ring bounded in count and in bytes, like
 // WireMock's request journal. Seqs ascend in the ring, so a query finds its start by binary search.
 // `telemetry.summary` events are large and come every second: only the newest one is kept, beside
-// the ring. Pure bookkeeping: no I/O, no clock.
+// the ring. Answered requests [EXT-7] are kept beside it too, as fields in columns (request-ring.ts),
+// and count against the same bounds: the newest `capacity` events of all kinds, evicted oldest first
+// whichever ring holds it. Pure bookkeeping: no I/O, no clock.
 
 import type { EventFilter } from '../../events/filter.ts';
 import { matches } from '../../events/filter.ts';
-import type { MeterEvent } from '../../events/schemas.ts';
+import type { EventData, MeterEvent } from '../../events/schemas.ts';
+import { RequestRing, requestBytes } from './request-ring.ts';
 
 export interface JournalOptions {
   /** Events kept at most. Default 10,000. */
@@ -39,6 +42,7 @@ export class Journal {
   readonly maxBytes: number;
   readonly #ring: (MeterEvent | undefined)[];
   readonly #sizes: Float64Array;
+  readonly #requests: RequestRing;
   #start = 0;
   #count = 0;
   #bytes = 0;
@@ -58,6 +62,7 @@ export class Journal {
     this.maxBytes = maxBytes;
     this.#ring = new Array(capacity);
     this.#sizes = new Float64Array(capacity);
+    this.#requests = new RequestRing(capacity);
     this.#lastSeq = firstSeq - 1;
     this.#evictedThrough = firstSeq - 1;
   }
@@ -73,7 +78,7 @@ export class Journal {
   }
 
   get size(): number {
-    return this.#count;
+    return this.#count + this.#requests.size;
   }
 
   get bytes(): number {
@@ -82,6 +87,11 @@ export class Journal {
 
   /** The bus subscriber. Events must come in ascending seq, as the bus hands them out. */
   push(e: MeterEvent): void {
+    if (e.type === 'http.request') {
+      const r = e as MeterEvent<'http.request'>;
+      this.pushRequest(r.seq, r.vt, r.wt, r.data, r.account_id);
+      return;
+    }
     if (e.seq <= this.#lastSeq) return;
     this.#lastSeq = e.seq;
     if (e.type === 'telemetry.summary') {
@@ -89,13 +99,7 @@ export class Journal {
       return;
     }
     const size = approxBytes(e);
-    while (this.#count > 0 && (this.#count === this.capacity || this.#bytes + size > this.maxBytes))
-      this.#evictOldest();
-    if (size > this.maxBytes) {
-      // Alone bigger than the whole bound: not kept, and counted as gone.
-      this.#evictedThrough = e.seq;
-      return;
-    }
+    if (!this.#makeRoom(e.seq, size)) return;
     const i = (this.#start + this.#count) % this.capacity;
     this.#ring[i] = e;
     this.#sizes[i] = size;
@@ -103,19 +107,56 @@ export class Journal {
     this.#count++;
   }
 
+  /** [EXT-7] The request watcher: an answered request's fields, kept without an event object. */
+  pushRequest(
+    seq: number,
+    vt: number,
+    wt: number,
+    data: EventData<'http.request'>,
+    accountId: number | undefined,
+  ): void {
+    if (seq <= this.#lastSeq) return;
+    this.#lastSeq = seq;
+    if (!this.#makeRoom(seq, requestBytes(data))) return;
+    this.#bytes += this.#requests.push(seq, vt, wt, data, accountId);
+  }
+
+  /**
+   * Evicts the oldest events, of either ring, until one of `size` bytes fits; false when it is alone
+   * bigger than the whole bound: then it is not kept, and counted as gone.
+   */
+  #makeRoom(seq: number, size: number): boolean {
+    while (this.size > 0 && (this.size === this.capacity || this.#bytes + size > this.maxBytes))
+      this.#evictOldest();
+    if (size > this.maxBytes) {
+      this.#evictedThrough = seq;
+      return false;
+    }
+    return true;
+  }
+
   /** Events with seq > `since` matching `filter`, oldest first, at most `limit`. */
   after(since: number, filter: EventFilter, limit: number): MeterEvent[] {
     const out: MeterEvent[] = [];
     const summary = this.#matchingSummary(filter);
     let summaryDue = summary !== null && summary.seq > since;
-    for (let k = this.#firstAfter(since); k < this.#count && out.length < limit; k++) {
-      const e = this.#at(k);
-      if (summaryDue && summary!.seq < e.seq) {
+    const req = this.#requests;
+    const wantRequests = requestsMatch(filter);
+    let k = this.#firstAfter(since);
+    let r = wantRequests ? req.firstAfter(since) : req.size;
+    while (out.length < limit && (k < this.#count || r < req.size)) {
+      // The older of the two rings' next, as the bus numbered them.
+      const fromRing = r >= req.size || (k < this.#count && this.#at(k).seq < req.seqAt(r));
+      const seq = fromRing ? this.#at(k).seq : req.seqAt(r);
+      if (summaryDue && summary!.seq < seq) {
         out.push(summary!);
         summaryDue = false;
-        if (out.length === limit) break;
+        continue;
       }
-      if (matches(filter, e)) out.push(e);
+      if (fromRing) {
+        const e = this.#at(k++);
+        if (matches(filter, e)) out.push(e);
+      } else out.push(req.eventAt(r++));
     }
     if (summaryDue && out.length < limit) out.push(summary!);
     return out;
@@ -126,14 +167,22 @@ export class Journal {
     const out: MeterEvent[] = [];
     const summary = this.#matchingSummary(filter);
     let summaryDue = summary !== null;
-    for (let k = this.#count - 1; k >= 0 && out.length < limit; k--) {
-      const e = this.#at(k);
-      if (summaryDue && summary!.seq > e.seq) {
+    const req = this.#requests;
+    let k = this.#count - 1;
+    let r = requestsMatch(filter) ? req.size - 1 : -1;
+    while (out.length < limit && (k >= 0 || r >= 0)) {
+      // The newer of the two rings' next, backwards.
+      const fromRing = r < 0 || (k >= 0 && this.#at(k).seq > req.seqAt(r));
+      const seq = fromRing ? this.#at(k).seq : req.seqAt(r);
+      if (summaryDue && summary!.seq > seq) {
         out.push(summary!);
         summaryDue = false;
-        if (out.length === limit) break;
+        continue;
       }
-      if (matches(filter, e)) out.push(e);
+      if (fromRing) {
+        const e = this.#at(k--);
+        if (matches(filter, e)) out.push(e);
+      } else out.push(req.eventAt(r--));
     }
     if (summaryDue && out.length < limit) out.push(summary!);
     return out.reverse();
@@ -161,6 +210,13 @@ export class Journal {
   }
 
   #evictOldest(): void {
+    const req = this.#requests;
+    if (req.size > 0 && (this.#count === 0 || req.seqAt(0) < this.#ring[this.#start]!.seq)) {
+      const gone = req.shift();
+      this.#bytes -= gone.bytes;
+      this.#evictedThrough = gone.seq;
+      return;
+    }
     const e = this.#ring[this.#start]!;
     this.#bytes -= this.#sizes[this.#start]!;
     this.#ring[this.#start] = undefined;
@@ -168,4 +224,9 @@ export class Journal {
     this.#count--;
     this.#evictedThrough = e.seq;
   }
+}
+
+/** Whether a filter admits answered requests: their type, and no device (a request has none). */
+function requestsMatch(filter: EventFilter): boolean {
+  return (filter.types === undefined || filter.types.has('http.request')) && filter.deviceId === undefined;
 }

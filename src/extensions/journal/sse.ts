@@ -4,7 +4,7 @@
 // counted (issue 9 §3). Replay goes page by page, waiting for the socket to drain between pages, and switches
 // to live in the same tick as its last page, so a resumed client gets no gap and no duplicate.
 
-import type { EventBus } from '../../events/bus.ts';
+import { type EventBus, requestEvent } from '../../events/bus.ts';
 import { type EventFilter, matches } from '../../events/filter.ts';
 import { type Counter, Metrics } from '../../events/metrics.ts';
 import type { MeterEvent } from '../../events/schemas.ts';
@@ -20,7 +20,7 @@ export const STREAM_METRICS = {
 } as const;
 
 export interface EventStreamsOptions {
-  bus: Pick<EventBus, 'subscribe'>;
+  bus: Pick<EventBus, 'subscribe' | 'onRequest'>;
   journal: Journal;
   durable?: DurableSource | null;
   /** Streams open at once at most. Default 32. */
@@ -80,7 +80,15 @@ export class EventStreams implements LiveStreams {
     metrics.gauge(STREAM_METRICS.open, 'Event streams (SSE) open now', () => this.#clients.size);
     this.#dropped = metrics.counter(STREAM_METRICS.dropped, 'Event stream clients dropped for not reading');
     this.#refused = metrics.counter(STREAM_METRICS.refused, 'Event streams refused: the most were open');
-    this.#unsubscribe = opts.bus.subscribe((e) => this.#onEvent(e));
+    const onEvent = opts.bus.subscribe((e) => this.#onEvent(e));
+    // [EXT-7] A request becomes an event only while a stream is open to take it.
+    const onRequest = opts.bus.onRequest((seq, vt, wt, data, accountId) => {
+      if (this.#clients.size > 0) this.#onEvent(requestEvent(seq, vt, wt, data, accountId));
+    });
+    this.#unsubscribe = () => {
+      onEvent();
+      onRequest();
+    };
     this.#heartbeat = setInterval(() => this.#ping(), heartbeatMs);
     this.#heartbeat.unref();
   }

@@ -6,12 +6,12 @@
 // A view only [STYLE 10]: it subscribes, it never reaches into what emitted.
 
 import type { Logger } from 'pino';
-import type { EventBus } from '../../events/bus.ts';
+import { type EventBus, requestEvent } from '../../events/bus.ts';
 import type { MeterEvent } from '../../events/schemas.ts';
 import { BoundedLog, type Tally } from '../../log/bounded.ts';
 import type { LogLevel } from '../../log/types.ts';
 import { toIstIso } from '../../time/ist.ts';
-import { dataOf, levelOf, messageOf } from './event-lines.ts';
+import { dataOf, levelOf, messageOf, requestLevel } from './event-lines.ts';
 
 export interface BusLoggerOptions {
   logger: Logger;
@@ -95,7 +95,17 @@ export class BusLogger {
       this.#throughputTimer = setInterval(() => this.#throughput(), every);
       this.#throughputTimer.unref();
     }
-    this.#unsubscribe = bus.subscribe((e) => this.#onEvent(e));
+    const events = bus.subscribe((e) => this.#onEvent(e));
+    const requests = bus.onRequest((seq, vt, wt, data, accountId) => {
+      this.#lastVt = vt;
+      // [EXT-7] The level first, from the fields: a request below it builds no event at all.
+      if (!this.#logger.isLevelEnabled(requestLevel(data))) return;
+      this.#onEvent(requestEvent(seq, vt, wt, data, accountId));
+    });
+    this.#unsubscribe = () => {
+      events();
+      requests();
+    };
   }
 
   /** Tells now what floods counted so far (at a stop, before the last line). */

@@ -3,7 +3,7 @@
 // once warm; values a client can choose (route of a 404, a refusal reason, a command op) are bounded
 // [PM-2].
 
-import type { MeterEvent } from '../../events/schemas.ts';
+import type { EventData, MeterEvent } from '../../events/schemas.ts';
 import { BoundedLabel, OTHER } from './bounded-label.ts';
 import type { BusSeries } from './series.ts';
 
@@ -30,8 +30,10 @@ export class EventCounter {
   readonly #reasons = new BoundedLabel(MAX_VALUES.reason);
   readonly #brokerReasons = new BoundedLabel(MAX_VALUES.reason);
   readonly #ops = new BoundedLabel(MAX_VALUES.op);
-  /** `${method} ${route}` → its series; `other` for those past the bound. */
-  readonly #routeSeries = new Map<string, RouteSeries>();
+  /** route → method → its series (no key built per request); those past the bound share `#other`. */
+  readonly #routeSeries = new Map<string, Map<string, RouteSeries>>();
+  #other: RouteSeries | null = null;
+  #requestsByType: Inc | null = null;
   readonly #byType = new Map<string, Inc>();
 
   constructor(series: BusSeries) {
@@ -47,7 +49,7 @@ export class EventCounter {
     typed.inc();
     switch (e.type) {
       case 'http.request':
-        this.#http(e as MeterEvent<'http.request'>);
+        this.#http((e as MeterEvent<'http.request'>).data);
         return;
       case 'telemetry.summary': {
         const { messages, samples } = (e as MeterEvent<'telemetry.summary'>).data;
@@ -85,8 +87,18 @@ export class EventCounter {
     }
   }
 
-  #http(e: MeterEvent<'http.request'>): void {
-    const { method, route, status, latency_ms, code } = e.data;
+  /**
+   * [EXT-7] One answered request, from the bus's request watcher: counted as its event would have been
+   * (the events series by type, then the request series), from its fields.
+   */
+  request(d: EventData<'http.request'>): void {
+    this.#requestsByType ??= this.#s.events.child('http.request');
+    this.#requestsByType.inc();
+    this.#http(d);
+  }
+
+  #http(d: EventData<'http.request'>): void {
+    const { method, route, status, latency_ms, code } = d;
     const series = this.#route(method, route);
     let child = series.byStatus.get(status);
     if (child === undefined) {
@@ -104,18 +116,25 @@ export class EventCounter {
    * stands for every unknown path); past the bound, one shared `other` series, kept under no new key.
    */
   #route(method: string, route: string): RouteSeries {
-    const key = `${method} ${route}`;
-    const known = this.#routeSeries.get(key);
+    const known = this.#routeSeries.get(route)?.get(method);
     if (known !== undefined) return known;
-    const kept = this.#routes.of(key) === key;
-    const [m, r] = kept ? [method, route] : [OTHER, OTHER];
-    const mapKey = kept ? key : OTHER;
-    let series = this.#routeSeries.get(mapKey);
-    if (series === undefined) {
-      series = { method: m, route: r, latency: this.#s.httpLatency.child(m, r), byStatus: new Map() };
-      this.#routeSeries.set(mapKey, series);
+    const key = `${method} ${route}`;
+    if (this.#routes.of(key) !== key) {
+      this.#other ??= this.#series(OTHER, OTHER);
+      return this.#other;
     }
+    let byMethod = this.#routeSeries.get(route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      this.#routeSeries.set(route, byMethod);
+    }
+    const series = this.#series(method, route);
+    byMethod.set(method, series);
     return series;
+  }
+
+  #series(method: string, route: string): RouteSeries {
+    return { method, route, latency: this.#s.httpLatency.child(method, route), byStatus: new Map() };
   }
 
   #command(e: MeterEvent<'command.sent' | 'command.acked' | 'command.refused' | 'command.timeout'>): void {

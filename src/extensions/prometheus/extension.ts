@@ -31,7 +31,13 @@ export class PrometheusExtension implements Extension {
     const { metrics, clock } = ctx;
     const counter = new EventCounter(busSeries(metrics));
     // A subscriber that threw would be counted by the bus and the emitter goes on (EventBus.emit).
-    this.#unsubscribe = ctx.bus.subscribe((event) => counter.count(event));
+    const events = ctx.bus.subscribe((event) => counter.count(event));
+    // [EXT-7] Requests counted from their fields: no event object is built for them.
+    const requests = ctx.bus.onRequest((_seq, _vt, _wt, data) => counter.request(data));
+    this.#unsubscribe = () => {
+      events();
+      requests();
+    };
     metrics.gauge(
       'meterstack_clock_virtual_seconds',
       "The world's virtual time, seconds since the epoch",
