@@ -10,6 +10,8 @@
 //
 // Run: npx tsx bench/scale-ingest.ts [--meters 100] [--per-meter 2000] [--window 64] [--rounds 3]
 //      [--db sqlite|postgres] [--only peer,external,embedded] [--cpu-prof DIR]
+// --only may also name external-nometrics and embedded-nometrics: the same serve with `--metrics off`,
+// for issue 22's cost of metrics (within 3 %), compared on the receiver's CPU per message in one run.
 // --cpu-prof writes a V8 CPU profile of each serve child into DIR (open it in Chrome's DevTools, or
 // sum it up with bench/support/cpu-profile-top.ts).
 
@@ -46,7 +48,8 @@ const ROUNDS = Number(flags.rounds);
 const TOTAL = METERS * PER_METER;
 const PERIOD_MS = 60_000;
 const DB = flags.db === 'sqlite' ? 'sqlite' : 'postgres';
-type Mode = 'peer' | 'external' | 'embedded';
+type ServeMode = 'external' | 'embedded' | 'external-nometrics' | 'embedded-nometrics';
+type Mode = 'peer' | ServeMode;
 const MODES = flags.only.split(',') as Mode[];
 
 interface Run {
@@ -138,7 +141,8 @@ async function runPeer(mosquitto: BenchMosquitto): Promise<Run> {
 }
 
 /** meterstack: serve on `mosquitto` (external) or its embedded broker, storing into a fresh store. */
-async function runServe(mode: 'external' | 'embedded', mosquitto: BenchMosquitto): Promise<Run> {
+async function runServe(as: ServeMode, mosquitto: BenchMosquitto): Promise<Run> {
+  const mode = as.startsWith('external') ? 'external' : 'embedded';
   const dir = mkdtempSync(join(tmpdir(), 'meterstack-bench-scale-'));
   const store = await storeForBench(mode === 'external' ? DB : 'sqlite', join(dir, 'bench.db'));
   const serve = await startServe(
@@ -150,6 +154,7 @@ async function runServe(mode: 'external' | 'embedded', mosquitto: BenchMosquitto
       '--rate-limit=0',
       '--speed=0',
       ...(mode === 'external' ? mosquitto.serveArgs : []),
+      ...(as.endsWith('-nometrics') ? ['--metrics=off'] : []),
     ],
     { nodeArgs: flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`] : [] },
   );
@@ -186,7 +191,7 @@ async function runServe(mode: 'external' | 'embedded', mosquitto: BenchMosquitto
     clients = [];
     await serve.stop('SIGTERM');
     const final = await counter.samples();
-    return { mode, rate: TOTAL / seconds, seconds, lost: TOTAL - final, receiverCpu, brokerCpu };
+    return { mode: as, rate: TOTAL / seconds, seconds, lost: TOTAL - final, receiverCpu, brokerCpu };
   } finally {
     await Promise.all(clients.map((c) => c.endAsync(true)));
     await serve.stop('SIGKILL');
@@ -217,7 +222,7 @@ try {
       const run = mode === 'peer' ? await runPeer(mosquitto) : await runServe(mode, mosquitto);
       runs.push(run);
       console.log(
-        `  round ${r + 1} ${mode.padEnd(8)}: ${n(run.rate).padStart(6)} msg/s in ${run.seconds.toFixed(2)} s, ` +
+        `  round ${r + 1} ${mode.padEnd(18)}: ${n(run.rate).padStart(6)} msg/s in ${run.seconds.toFixed(2)} s, ` +
           `receiver ${run.receiverCpu.toFixed(2)} CPU s, Mosquitto ${run.brokerCpu.toFixed(2)} CPU s, ` +
           `lost ${run.lost}; load ${loadavg()[0]!.toFixed(2)}`,
       );
@@ -228,6 +233,20 @@ try {
 }
 const rate = (mode: Mode) => median(runs.filter((r) => r.mode === mode).map((r) => r.rate));
 const lost = runs.reduce((s, r) => s + r.lost, 0);
+const cpuPerMessage = (mode: Mode) =>
+  median(runs.filter((r) => r.mode === mode).map((r) => (r.receiverCpu * 1e6) / TOTAL));
+for (const base of ['external', 'embedded'] as const) {
+  const off = `${base}-nometrics` as const;
+  if (!MODES.includes(base) || !MODES.includes(off)) continue;
+  // Issue 22 §1: metrics on within 3 % of off; judged on serve's CPU per message (the rate moves with
+  // whatever else the machine runs; CPU per message much less).
+  const cost = (cpuPerMessage(base) / cpuPerMessage(off) - 1) * 100;
+  console.log(
+    `  ${base} metrics on / off: ${((rate(base) / rate(off)) * 100).toFixed(1)} % of the rate; ` +
+      `${cpuPerMessage(base).toFixed(1)} vs ${cpuPerMessage(off).toFixed(1)} µs serve CPU/message = ` +
+      `${cost.toFixed(1)} % more (${cost <= 3 ? 'target met' : 'TARGET MISSED'}, <= 3 %)`,
+  );
+}
 for (const mode of MODES) console.log(`  ${mode}: median ${n(rate(mode))} msg/s`);
 if (MODES.includes('peer')) {
   const peer = rate('peer');
