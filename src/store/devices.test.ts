@@ -37,6 +37,30 @@ describe.each(await storeBackends())('$name', ({ name }) => {
       expect(await store.listSpaces(12345)).toEqual([]);
     });
 
+    it('the at-once readers answer as getDevice, getSpace and listDevices do, also after a change', async () => {
+      const store = await stores.open();
+      const acme = await store.createAccount('acme', T0);
+      const s = await store.createSpace({ accountId: acme.id, name: 'A', description: '', ...noUdfs });
+      await store.createDevice(newDevice(acme.id, { deviceId: 'd1', spaceId: s.id }), T0);
+      const same = async () => {
+        expect(await store.getDeviceNow('d1')).toEqual(await store.getDevice('d1'));
+        expect(await store.getDeviceNow('nope')).toBeNull();
+        expect(await store.getSpaceNow(s.id)).toEqual(await store.getSpace(s.id));
+        expect(await store.getSpaceNow(99)).toBeNull();
+        expect(await store.listDevicesNow({ spaceId: s.id })).toEqual(
+          await store.listDevices({ spaceId: s.id }),
+        );
+      };
+      await same();
+      // SQLite answers at once (no promise); a read-through cache must not keep the old record.
+      if (name === 'sqlite') expect(store.getDeviceNow('d1')).not.toBeInstanceOf(Promise);
+      await store.updateDevice('d1', { name: 'renamed' });
+      await store.updateSpace(s.id, { name: 'A2' });
+      expect(((await store.getDeviceNow('d1')) as { name: string }).name).toBe('renamed');
+      expect(((await store.getSpaceNow(s.id)) as Space).name).toBe('A2');
+      await same();
+    });
+
     it('update changes only the fields given; udf1 can be cleared with null', async () => {
       const store = await stores.open();
       const acme = await store.createAccount('acme', T0);

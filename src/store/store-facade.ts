@@ -6,6 +6,7 @@
 import { keyExpiry } from './rows.ts';
 import type {
   Account,
+  AtOnce,
   BucketMinutes,
   CreditReceipt,
   DevicePatch,
@@ -166,6 +167,15 @@ export abstract class StoreFacade implements Store {
   }
   async getDevice(deviceId: string): Promise<DeviceRecord | null> {
     return this.#p.devices.get(deviceId);
+  }
+  getDeviceNow(deviceId: string): AtOnce<DeviceRecord | null> {
+    return this.#p.devices.get(deviceId);
+  }
+  getSpaceNow(id: number): AtOnce<Space | null> {
+    return this.#p.spaces.get(id);
+  }
+  listDevicesNow(filter?: { accountId?: number; spaceId?: number }): AtOnce<DeviceRecord[]> {
+    return this.#p.devices.list(filter);
   }
   async getDeviceByPk(pk: number): Promise<DeviceRecord | null> {
     return this.#p.devices.getByPk(pk);

@@ -286,6 +286,9 @@ export interface WorldSnapshotStore {
   deleteDeviceReadings(devicePk: number): Promise<void>;
 }
 
+/** An answer now, or a promise of it when it needs I/O: see Store.getDeviceNow. */
+export type AtOnce<T> = T | Promise<T>;
+
 export interface Store extends WorldSnapshotStore {
   close(): Promise<void>;
 
@@ -315,6 +318,14 @@ export interface Store extends WorldSnapshotStore {
   getDevice(deviceId: string): Promise<DeviceRecord | null>;
   getDeviceByPk(pk: number): Promise<DeviceRecord | null>;
   listDevices(filter?: { accountId?: number; spaceId?: number }): Promise<DeviceRecord[]>;
+  /**
+   * getDevice, getSpace and listDevices answering at once when the store needs no I/O for it (SQLite
+   * always), else with a promise: a cached v2 GET then takes no promise at all (issue 19 step 7, as
+   * accountForApiKeyNow). A store error may be thrown rather than rejected.
+   */
+  getDeviceNow(deviceId: string): AtOnce<DeviceRecord | null>;
+  getSpaceNow(id: number): AtOnce<Space | null>;
+  listDevicesNow(filter?: { accountId?: number; spaceId?: number }): AtOnce<DeviceRecord[]>;
   updateDevice(deviceId: string, patch: DevicePatch): Promise<DeviceRecord | null>;
   mqttSecretHash(deviceId: string): Promise<string | null>;
   /**

@@ -2,7 +2,7 @@
 
 import type { FastifyRequest } from 'fastify';
 import { ApiError, WRONG_CREDENTIAL } from '../../http/errors.ts';
-import type { Account, DeviceRecord, Space, Store } from '../../store/types.ts';
+import type { Account, AtOnce, DeviceRecord, Space, Store } from '../../store/types.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,17 +56,34 @@ function accept(request: FastifyRequest, account: Account | null, done: (err?: E
   }
 }
 
+/** `f` of `value`, at once when `value` is no promise: a cached read stays free of promises. */
+export function andThen<T, R>(value: AtOnce<T>, f: (v: T) => AtOnce<R>): AtOnce<R> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
 /** The account's space, or not_your_space (also for a space that does not exist: no probing). */
 export async function ownSpace(store: Store, account: Account, spaceId: number): Promise<Space> {
-  const space = await store.getSpace(spaceId);
-  if (!space || space.accountId !== account.id) throw new ApiError('not_your_space');
-  return space;
+  return ownSpaceNow(store, account, spaceId);
+}
+
+/** ownSpace, at once when the store answers at once (Store.getSpaceNow). */
+export function ownSpaceNow(store: Store, account: Account, spaceId: number): AtOnce<Space> {
+  return andThen(store.getSpaceNow(spaceId), (space) => {
+    if (!space || space.accountId !== account.id) throw new ApiError('not_your_space');
+    return space;
+  });
 }
 
 /** The account's device in a space: device_not_found (400) or device_not_in_space (417) otherwise. */
 export async function ownDevice(store: Store, account: Account, deviceId: string): Promise<DeviceRecord> {
-  const device = await store.getDevice(deviceId);
-  if (!device || device.accountId !== account.id) throw new ApiError('device_not_found');
-  if (device.spaceId === null) throw new ApiError('device_not_in_space');
-  return device;
+  return ownDeviceNow(store, account, deviceId);
+}
+
+/** ownDevice, at once when the store answers at once (Store.getDeviceNow). */
+export function ownDeviceNow(store: Store, account: Account, deviceId: string): AtOnce<DeviceRecord> {
+  return andThen(store.getDeviceNow(deviceId), (device) => {
+    if (!device || device.accountId !== account.id) throw new ApiError('device_not_found');
+    if (device.spaceId === null) throw new ApiError('device_not_in_space');
+    return device;
+  });
 }

@@ -6,7 +6,7 @@ import { decodeReplyData } from '../../../../firmware-protocol/mqtt/codec.ts';
 import { MAX_FUTURE_SKEW_MS } from '../../../devices/plausibility.ts';
 import { success } from '../../../http/envelope.ts';
 import { ApiError } from '../../../http/errors.ts';
-import { ownDevice } from '../access.ts';
+import { andThen, ownDevice, ownDeviceNow } from '../access.ts';
 import type { V2Options } from '../context.ts';
 import * as ex from '../examples.ts';
 import { operate } from '../operate.ts';
@@ -36,18 +36,22 @@ export async function deviceRoutes(app: FastifyInstance, { world }: V2Options): 
         params: deviceParams,
       },
     },
-    async (req) => {
-      const device = await ownDevice(store, req.account, req.params.device_id);
-      // ownDevice guarantees a space of the same account
-      const space = (await store.getSpace(device.spaceId!))!;
-      const twin = twins.get(device.deviceId);
-      // The twin's newest reading is fresher; the store answers until the meter has published one.
-      // Never a sample beyond the plausible window [MC-3.10] (stored before it was checked).
-      const sample = twin?.latest
-        ? null
-        : ((await store.latestSample(device.pk, now() + MAX_FUTURE_SKEW_MS)) as LatestSample | null);
-      return success(now(), deviceView(device, space, twin, latestOf(twin, sample)));
-    },
+    // No promise while the store and the twin answer at once (issue 19 step 7): a sync answer.
+    (req) =>
+      andThen(ownDeviceNow(store, req.account, req.params.device_id), (device) =>
+        // ownDevice guarantees a space of the same account
+        andThen(store.getSpaceNow(device.spaceId!), (space) => {
+          const twin = twins.get(device.deviceId);
+          // The twin's newest reading is fresher; the store answers until the meter has published one.
+          // Never a sample beyond the plausible window [MC-3.10] (stored before it was checked).
+          if (twin?.latest) return success(now(), deviceView(device, space!, twin, latestOf(twin, null)));
+          return store
+            .latestSample(device.pk, now() + MAX_FUTURE_SKEW_MS)
+            .then((sample) =>
+              success(now(), deviceView(device, space!, twin, latestOf(twin, sample as LatestSample | null))),
+            );
+        }),
+      ),
   );
 
   r.get(

@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { success } from '../../../http/envelope.ts';
 import type { DeviceRecord } from '../../../store/types.ts';
-import { ownSpace } from '../access.ts';
+import { andThen, ownSpace, ownSpaceNow } from '../access.ts';
 import type { V2Options } from '../context.ts';
 import * as ex from '../examples.ts';
 import * as R from '../responses.ts';
@@ -66,11 +66,13 @@ export async function spaceRoutes(app: FastifyInstance, { world }: V2Options): P
         params: spaceParams,
       },
     },
-    async (req) => {
-      const space = await ownSpace(store, req.account, req.params.space_id);
-      const devices = await store.listDevices({ spaceId: space.id });
-      return success(now(), spaceView(space, devices, twinOf));
-    },
+    // No promise while the store answers at once (issue 19 step 7): a sync answer.
+    (req) =>
+      andThen(ownSpaceNow(store, req.account, req.params.space_id), (space) =>
+        andThen(store.listDevicesNow({ spaceId: space.id }), (devices) =>
+          success(now(), spaceView(space, devices, twinOf)),
+        ),
+      ),
   );
 
   r.put(
