@@ -113,8 +113,9 @@ export class EventBus {
   }
 
   /**
-   * Emits an event to every subscriber. An `http.request` goes the requests' way instead (`request`),
-   * and the event it was is returned.
+   * Emits an event to every subscriber. An `http.request` goes the requests' way instead (`request`):
+   * to the request watchers, never to subscribers, without a device (a request has none); the event it
+   * was is returned.
    */
   emit<T extends EventType>(type: T, data: EventData<T>, ctx?: EmitContext): MeterEvent<T> | null {
     if (!this.enabled) return null;

@@ -58,7 +58,12 @@ function accept(request: FastifyRequest, account: Account | null, done: (err?: E
 
 /** `f` of `value`, at once when `value` is no promise: a cached read stays free of promises. */
 export function andThen<T, R>(value: AtOnce<T>, f: (v: T) => AtOnce<R>): AtOnce<R> {
-  return value instanceof Promise ? value.then(f) : f(value);
+  // Any thenable, as fastify tells a promise: a store may hand back a promise of another realm or library.
+  return isThenable(value) ? Promise.resolve(value).then(f) : f(value);
+}
+
+function isThenable<T>(value: AtOnce<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** The account's space, or not_your_space (also for a space that does not exist: no probing). */

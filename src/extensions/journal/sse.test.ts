@@ -56,6 +56,38 @@ describe('EventStreams', () => {
     streams.close();
   });
 
+  it('streams answered requests like any event: replayed from the journal, then live, none twice [EXT-7]', async () => {
+    const bus = new EventBus({ now: () => 0, wall: () => 0 });
+    const journal = new Journal();
+    // The journal watches first, as the journal extension starts it (a replay then sees every request).
+    bus.subscribe((e) => journal.push(e));
+    bus.onRequest((seq, vt, wt, data, accountId) => journal.pushRequest(seq, vt, wt, data, accountId));
+    const streams = new EventStreams({ bus, journal });
+    const req = (url: string) =>
+      bus.request({ method: 'GET', route: '/x/:id', url, status: 200, latency_ms: 1, account_id: null });
+    bus.emit('log', { level: 'info', msg: 'one' }); // 1
+    req('/x/2'); // 2
+    bus.emit('log', { level: 'info', msg: 'three' }); // 3
+    req('/x/4?token=adm_secretsecret'); // 4
+    const s = sink();
+    streams.open(s, {}, 1);
+    req('/x/5'); // 5, while the replay runs
+    await new Promise((r) => setTimeout(r, 20));
+    req('/x/6'); // 6, live
+    const ids = s.written.map((f) => Number(/^id: (\d+)/.exec(f)?.[1]));
+    expect(ids).toEqual([2, 3, 4, 5, 6]);
+    const frames = s.written.join('');
+    expect(frames).toContain('event: http.request');
+    expect(frames).toContain('"url":"/x/4?token=***"');
+    expect(frames).not.toContain('secretsecret');
+    // A stream that asks for meter events only gets no request.
+    const meters = sink();
+    streams.open(meters, { deviceId: 'A' });
+    req('/x/7');
+    expect(meters.written).toEqual([]);
+    streams.close();
+  });
+
   it('sends a frame larger than the bound to a client that reads, and drops one that left the bound unread', () => {
     const bus = new EventBus({ now: () => 0 });
     const metrics = new Metrics();
