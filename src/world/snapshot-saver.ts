@@ -70,7 +70,7 @@ export class SnapshotSaver {
       const ids = this.#changedAll ? null : [...this.#changed];
       this.#changed.clear();
       this.#changedAll = false;
-      void (ids === null ? this.saveAll() : this.#saveSome(ids)).catch(() => undefined); // logged by #enqueue
+      void (ids === null ? this.saveAll() : this.saveSome(ids)).catch(() => undefined); // logged by #enqueue
     }, BATCH_MS);
   }
 
@@ -83,7 +83,7 @@ export class SnapshotSaver {
   }
 
   /** The meters named that still exist, and the clock. */
-  #saveSome(deviceIds: readonly string[]): Promise<void> {
+  saveSome(deviceIds: readonly string[]): Promise<void> {
     return this.#enqueue(async () => {
       const now = this.#opts.clock.now();
       const snapshots = [];
