@@ -48,6 +48,25 @@ describe('VirtualClock', () => {
     expect(clock.now()).toBe(30);
   });
 
+  it('reads `jumping` while the listeners live through a jump, and not after, even when one throws', async () => {
+    const clock = new VirtualClock({ start: 0, speed: 0 });
+    const during: boolean[] = [];
+    let fail = false;
+    clock.onAdvance(async () => {
+      during.push(clock.jumping);
+      await new Promise((r) => setImmediate(r));
+      during.push(clock.jumping);
+      if (fail) throw new Error('listener failed');
+    });
+    expect(clock.jumping).toBe(false);
+    await clock.advance(60_000);
+    expect(clock.jumping).toBe(false);
+    fail = true;
+    await expect(clock.advance(60_000)).rejects.toThrow('listener failed');
+    expect(clock.jumping).toBe(false);
+    expect(during).toEqual([true, true, true, true]);
+  });
+
   it('rejects bad speeds and negative or fractional advances with a TypeError', () => {
     expect(() => new VirtualClock({ speed: -1 })).toThrow(TypeError);
     const clock = new VirtualClock();

@@ -24,6 +24,7 @@ export class VirtualClock {
   #shift: number;
   readonly #listeners = new Set<AdvanceListener>();
   #advancing: Promise<void> = Promise.resolve();
+  #jumping = false;
 
   constructor(opts: ClockOptions = {}) {
     this.#wall = opts.wall ?? Date.now;
@@ -43,6 +44,14 @@ export class VirtualClock {
 
   get speed(): number {
     return this.#speed;
+  }
+
+  /**
+   * An `advance` has moved the time and its listeners are still living through the jump: what reads
+   * `now()` meanwhile sees the jump's end although the meters have not all reached it yet.
+   */
+  get jumping(): boolean {
+    return this.#jumping;
   }
 
   setSpeed(speed: number): void {
@@ -71,7 +80,12 @@ export class VirtualClock {
       this.#baseVirtual += ms;
       this.#shift += ms;
       const to = this.#baseVirtual;
-      for (const listener of this.#listeners) await listener(from, to);
+      this.#jumping = true;
+      try {
+        for (const listener of this.#listeners) await listener(from, to);
+      } finally {
+        this.#jumping = false;
+      }
       return { from, to };
     });
     this.#advancing = run.then(
