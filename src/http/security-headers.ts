@@ -72,18 +72,30 @@ export function securityHeaders(inline: InlineHashes = {}): Headers {
   });
 }
 
-/** The two sets: Swagger UI's under /docs, everything else's. */
+/**
+ * The policy of an answer that is never a page (JSON, CSV): it may load nothing and be framed nowhere,
+ * as GitHub's API answers. Short as well as strict: Node checks every header value on every answer.
+ */
+export const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+/** The three sets: Swagger UI's under /docs, the data answers' under /api/ and /sim/, the pages'. */
 export interface SecurityHeaders {
   page: Headers;
   docs: Headers;
+  data: Headers;
 }
 
 export async function serviceSecurityHeaders(consoleScripts: readonly string[]): Promise<SecurityHeaders> {
+  const page = securityHeaders({ scripts: consoleScripts });
   return {
-    page: securityHeaders({ scripts: consoleScripts }),
+    page,
     docs: securityHeaders({ styles: await swaggerUiStyleHashes() }),
+    data: Object.freeze({ ...page, 'content-security-policy': DATA_POLICY }),
   };
 }
+
+/** The prefixes whose answers are data only: the v2 API and /sim/v1 (no HTML is served under them). */
+const DATA_PREFIXES = ['/api/', '/sim/'] as const;
 
 /**
  * The edge step (edge.ts) that gives the answer its headers, first of all, so every answer has them
@@ -92,7 +104,14 @@ export async function serviceSecurityHeaders(consoleScripts: readonly string[]):
  */
 export function securityHeadersStep(headers: SecurityHeaders, docsPrefix: string): EdgeStep {
   return (request, reply) => {
-    reply.headers(request.url.startsWith(docsPrefix) ? headers.docs : headers.page);
+    const url = request.url;
+    reply.headers(
+      url.startsWith(DATA_PREFIXES[0]) || url.startsWith(DATA_PREFIXES[1])
+        ? headers.data
+        : url.startsWith(docsPrefix)
+          ? headers.docs
+          : headers.page,
+    );
     return false;
   };
 }
