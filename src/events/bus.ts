@@ -167,8 +167,11 @@ export class EventBus {
     const seq = this.#next++;
     const vt = at ?? this.#now();
     const wt = this.#wall();
-    // [SEC-1] The URL is what a client typed; the other fields are the app's own words, redacted alike.
-    const clean = redactDeep(data, this.#redact);
+    // [SEC-1] The URL is what a client typed, and the only field a client chooses: the method passed
+    // the HTTP parser, the route is a template of ours, the code one of our error list. Redacted alone,
+    // without a walk over the object (every request comes here).
+    const url = this.#redact(data.url);
+    const clean = url === data.url ? data : { ...data, url };
     for (const w of this.#requestWatchers) {
       try {
         w(seq, vt, wt, clean, accountId);
