@@ -74,6 +74,8 @@ export interface ConnectionCapStats {
 interface Tracked {
   req?: IncomingMessage;
   res?: ServerResponse;
+  /** When it was last active (a tick of this cap): opened, or a request came in. */
+  at: number;
 }
 
 /**
@@ -83,8 +85,10 @@ interface Tracked {
  * Only when every connection is busy with a response is the newcomer closed instead.
  */
 export function capConnections(server: Server, max: number, log: Log = () => {}): () => ConnectionCapStats {
-  // Insertion order = oldest activity first: a request re-inserts its socket at the end.
+  // Each socket's last activity as a tick: a request only writes a number (every request comes here),
+  // and only a connection at the cap looks for the oldest.
   const open = new Map<Socket, Tracked>();
+  let tick = 0;
   const stats = { evicted: 0, refused: 0 };
   let reported = { evicted: 0, refused: 0 };
   let reportTimer: NodeJS.Timeout | null = null;
@@ -111,10 +115,11 @@ export function capConnections(server: Server, max: number, log: Log = () => {})
   server.on('connection', (socket: Socket) => {
     if (open.size >= max) {
       let victim: Socket | undefined;
+      let oldest = Number.POSITIVE_INFINITY;
       for (const [s, t] of open) {
-        if (evictable(t)) {
+        if (t.at < oldest && evictable(t)) {
           victim = s;
-          break;
+          oldest = t.at;
         }
       }
       noteCapReached();
@@ -128,17 +133,15 @@ export function capConnections(server: Server, max: number, log: Log = () => {})
         return;
       }
     }
-    open.set(socket, {});
+    open.set(socket, { at: ++tick });
     socket.once('close', () => open.delete(socket));
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    const tracked = open.get(socket);
+    const tracked = open.get(req.socket);
     if (!tracked) return; // already evicted or closed
     tracked.req = req;
     tracked.res = res;
-    open.delete(socket); // to the end: the most recently active
-    open.set(socket, tracked);
+    tracked.at = ++tick; // the most recently active
   });
   // accept() fails at the open-files limit (EMFILE); without a listener that 'error' ends the process.
   // Errors of listen() itself are left to whoever listens.
