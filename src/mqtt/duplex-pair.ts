@@ -88,6 +88,7 @@ export class DuplexSide extends Duplex {
   #flush(): void {
     this.#scheduled = false;
     const out = this.#outbox;
+    const bytes = this.#outboxBytes;
     this.#outbox = [];
     this.#outboxBytes = 0;
     const peer = this.#peer;
@@ -95,7 +96,10 @@ export class DuplexSide extends Duplex {
       this.#release();
       return;
     }
-    for (const chunk of out) peer.push(chunk);
+    // One chunk a turn, as a socket's read hands over what arrived: the reader parses the packets of a
+    // turn (a PUBLISH and a PUBACK, say) in one call instead of one 'data' event each.
+    if (out.length === 1) peer.push(out[0]);
+    else if (out.length > 1) peer.push(Buffer.concat(out, bytes));
     if (this.#roomAt(peer)) this.#release();
   }
 

@@ -35,6 +35,8 @@ export class EventCounter {
   #other: RouteSeries | null = null;
   #requestsByType: Inc | null = null;
   readonly #byType = new Map<string, Inc>();
+  /** op → outcome → its two series (no labels hashed per command); past the bound, under `other`. */
+  readonly #commandSeries = new Map<string, Map<string, { count: Inc; latency: Observe }>>();
 
   constructor(series: BusSeries) {
     this.#s = series;
@@ -138,9 +140,24 @@ export class EventCounter {
   }
 
   #command(e: MeterEvent<'command.sent' | 'command.acked' | 'command.refused' | 'command.timeout'>): void {
-    const op = this.#ops.of(e.data.op);
     const outcome = e.type.slice('command.'.length);
-    this.#s.commands.labels(op, outcome).inc();
-    if ('latency_ms' in e.data) this.#s.commandLatency.labels(op, outcome).observe(e.data.latency_ms / 1000);
+    let byOutcome = this.#commandSeries.get(e.data.op);
+    if (byOutcome === undefined) {
+      // Ops past the bound share `other`'s children [PM-2].
+      const op = this.#ops.of(e.data.op);
+      byOutcome = op === e.data.op ? new Map() : (this.#commandSeries.get(OTHER) ?? new Map());
+      this.#commandSeries.set(op, byOutcome);
+    }
+    let series = byOutcome.get(outcome);
+    if (series === undefined) {
+      const op = this.#ops.of(e.data.op);
+      series = {
+        count: this.#s.commands.child(op, outcome),
+        latency: this.#s.commandLatency.child(op, outcome),
+      };
+      byOutcome.set(outcome, series);
+    }
+    series.count.inc();
+    if ('latency_ms' in e.data) series.latency.observe(e.data.latency_ms / 1000);
   }
 }
