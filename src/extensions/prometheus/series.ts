@@ -4,7 +4,7 @@
 // device id, an account or a URL.
 
 import type { HotCounter, HotHistogram } from '../../events/hot-series.ts';
-import type { LabelledCounter, LabelledHistogram, Metrics } from '../../events/metrics.ts';
+import type { LabelledCounter, Metrics } from '../../events/metrics.ts';
 
 /** Seconds: a cached GET answers in well under a millisecond, a slow store write takes seconds. */
 export const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
