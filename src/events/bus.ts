@@ -171,7 +171,10 @@ export class EventBus {
     // the HTTP parser, the route is a template of ours, the code one of our error list. Redacted alone,
     // without a walk over the object (every request comes here).
     const url = this.#redact(data.url);
-    const clean = url === data.url ? data : { ...data, url };
+    let clean = data;
+    // Equal and clean: the redactor's long-lived copy of it is what a watcher may keep.
+    if (url === data.url) data.url = url;
+    else clean = { ...data, url };
     for (const w of this.#requestWatchers) {
       try {
         w(seq, vt, wt, clean, accountId);

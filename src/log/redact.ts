@@ -80,16 +80,20 @@ export function secretRedactor(known: Iterable<string | undefined> = []): Redact
       ? null
       : new RegExp(byLength.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
   // Strings found clean, remembered: the same few (routes, URLs, meter ids) come in every event, and a
-  // Set lookup is cheaper than the scans. Only clean ones, so no secret is kept here.
-  const clean = new Set<string>();
+  // map lookup is cheaper than the scans. Only clean ones, so no secret is kept here. The remembered
+  // copy is what comes back: a view that keeps strings (the journal keeps 10,000 URLs) then holds one
+  // long-lived copy, not each request's fresh one, which the garbage collector would have to promote.
+  const clean = new Map<string, string>();
   return (text) => {
     // Nothing shorter than `msk_x` can hold a secret.
-    if (text.length < 5 || clean.has(text)) return text;
+    if (text.length < 5) return text;
+    const known = clean.get(text);
+    if (known !== undefined) return known;
     let out = knownRe !== null && text.length >= MIN_KNOWN_SECRET ? text.replace(knownRe, HIDDEN) : text;
     for (const rule of RULES) if (rule.guard(out)) out = out.replace(rule.re, rule.keep);
     if (out === text && text.length <= REMEMBERED_LENGTH) {
       if (clean.size >= REMEMBERED_CLEAN) clean.clear();
-      clean.add(text);
+      clean.set(text, text);
     }
     return out;
   };
