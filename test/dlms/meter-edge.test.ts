@@ -234,6 +234,11 @@ describe('DLMS meter cut off by its prepaid balance [AS-3, CO-8.2]', () => {
       '0',
       '--load-watts',
       '500',
+      // The meter lives on at its telemetry boundaries [M-2]: with balance 0 the cut-off comes at the
+      // first one after any energy flowed, within a second here (the default 60 s would make the
+      // test wait or race the start).
+      '--telemetry-period-s',
+      '1',
       '--tcp',
       '0',
     ]);
@@ -249,6 +254,12 @@ describe('DLMS meter cut off by its prepaid balance [AS-3, CO-8.2]', () => {
     const c = new DlmsTestClient(t);
     try {
       expect(await c.associate(PASSWORD)).toBe(0);
+      // Cut off once the balance is below zero: at the meter's first boundary after energy flowed.
+      await until(
+        async () => ((await c.data(70, OBIS.disconnectControl, 2)) as { value: unknown }).value === false,
+        5_000,
+        'the prepaid cut-off',
+      );
       expect(await c.data(70, OBIS.disconnectControl, 2)).toEqual({ type: 'boolean', value: false });
       expect(await c.data(70, OBIS.disconnectControl, 3)).toEqual({ type: 'enum', value: 2 });
       const before = num(await c.data(112, OBIS.credit, 2));
