@@ -6,6 +6,7 @@
 // 10,000).
 //
 // Run: npx tsc -p tsconfig.build.json && npx tsx bench/metrics-cost.ts [--duration 3] [--rounds 3] [--jump 0]
+//   (for the 3 % verdict use --rounds 15: shorter runs spread several % on a quiet 2-core machine)
 //   --batch 50        meters provisioned at a time (--jump)
 //   --cpu-prof DIR    the serve child writes a V8 CPU profile there (read it with support/cpu-profile-top.ts)
 //
