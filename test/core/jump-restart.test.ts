@@ -5,13 +5,13 @@
 // balance and time the service showed after the jump, the recharge counted once, the clock not behind
 // any meter; started again, the cut-off meters are still cut off [spec-decisions 197, 198].
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.ts';
 import { CLOCK_ANCHOR_SETTING, type ClockAnchor } from '../../src/world/clock-anchor.ts';
 import { restoreMeter } from '../../src/world/meter-snapshot.ts';
-import { ServeProcess } from '../helpers/child.ts';
 import { type DbBackend, dbBackends, freshDb } from '../helpers/db.ts';
-import { ok, type Sim, simClient } from '../helpers/service.ts';
+import { useServeOnDb } from '../helpers/serve-on-db.ts';
+import { ok, type Sim } from '../helpers/service.ts';
 
 const TOKEN = 'jump-restart-admin-token';
 const N = 24;
@@ -22,28 +22,8 @@ interface MeterView {
   relay_state: boolean;
 }
 
-const running = new Set<ServeProcess>();
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  await Promise.all([...running].map((p) => p.stop('SIGKILL')));
-  running.clear();
-  for (const c of cleanups.splice(0)) await c();
-});
-
-async function serve(db: string): Promise<{ p: ServeProcess; sim: Sim; httpUrl: string }> {
-  const p = new ServeProcess([
-    '--http-port=0',
-    '--mqtt-port=0',
-    `--db=${db}`,
-    `--admin-token=${TOKEN}`,
-    '--no-demo',
-    '--rate-limit=0',
-    '--speed=0',
-  ]);
-  running.add(p);
-  const { httpUrl } = await p.ready();
-  return { p, sim: simClient(httpUrl, TOKEN), httpUrl };
-}
+// --speed 0: what the service shows after the jump is what a restart must restore.
+const { serve, stop, cleanups } = useServeOnDb(TOKEN, ['--speed=0']);
 
 async function views(sim: Sim): Promise<Record<string, MeterView>> {
   const out: Record<string, MeterView> = {};
@@ -89,8 +69,7 @@ describe.each(await dbBackends())('on $name', ({ name }) => {
 
     const before = await views(first.sim);
     expect(Object.values(before).some((v) => !v.relay_state)).toBe(true); // some were cut off
-    await first.p.stop('SIGKILL');
-    running.delete(first.p);
+    await stop(first.p, 'SIGKILL');
 
     const store = await openStore(db);
     try {

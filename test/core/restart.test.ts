@@ -2,11 +2,11 @@
 // §3): killed with SIGKILL, or stopped with SIGTERM or SIGINT, and started again. Nothing acknowledged may be lost: accounts, API keys, spaces, devices,
 // balances, and every reading stored by the time a clock advance returned. The clock never goes back.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.ts';
-import { ServeProcess } from '../helpers/child.ts';
 import { type DbBackend, dbBackends, freshDb, queryDb } from '../helpers/db.ts';
-import { ok, type Sim, simClient } from '../helpers/service.ts';
+import { useServeOnDb } from '../helpers/serve-on-db.ts';
+import { ok, type Sim } from '../helpers/service.ts';
 
 const TOKEN = 'restart-admin-token';
 const PERIOD_MS = 60_000;
@@ -19,33 +19,7 @@ interface MeterView {
   relay_state: boolean;
 }
 
-const running = new Set<ServeProcess>();
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  await Promise.all([...running].map((p) => p.stop('SIGKILL')));
-  running.clear();
-  for (const c of cleanups.splice(0)) await c();
-});
-
-async function serve(db: string): Promise<{ p: ServeProcess; sim: Sim; mqttUrl: string }> {
-  const p = new ServeProcess([
-    '--http-port=0',
-    '--mqtt-port=0',
-    `--db=${db}`,
-    `--admin-token=${TOKEN}`,
-    '--no-demo',
-    '--rate-limit=0',
-  ]);
-  running.add(p);
-  const { httpUrl, mqttUrl } = await p.ready();
-  return { p, sim: simClient(httpUrl, TOKEN), mqttUrl };
-}
-
-async function stop(p: ServeProcess, signal: NodeJS.Signals) {
-  const exit = await p.stop(signal);
-  running.delete(p);
-  return exit;
-}
+const { serve, stop, cleanups } = useServeOnDb(TOKEN);
 
 const clockMs = async (sim: Sim) => ok(await sim<{ now_ms: number }>('GET', '/clock')).now_ms;
 const meter = async (sim: Sim, id: string) => ok(await sim<MeterView>('GET', `/devices/${id}`));
