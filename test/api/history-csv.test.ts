@@ -6,7 +6,14 @@
 // test/scale/api-instances.test.ts's.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newAccount, ok, provision, startTestService, type TestService } from '../helpers/service.ts';
+import {
+  newAccount,
+  ok,
+  provision,
+  startTestService,
+  type TestService,
+  worldToNoonIst,
+} from '../helpers/service.ts';
 import { data, type History, invalid, type Tenant, tenant, type V2, v2Client } from '../helpers/v2.ts';
 
 const DAY = 86_400_000;
@@ -23,6 +30,9 @@ let today: string;
 beforeAll(async () => {
   t = await startTestService({ speed: 0 });
   v2 = v2Client(t.svc.httpUrl);
+  // [HX-5] expects the first sample on the IST day of now − 366 days: from noon IST the first 900 s
+  // sample after that instant is on the same day (started after 23:45 IST it was the next one).
+  await worldToNoonIst(t.sim);
   const backfill = { mode: 'postpaid', backfill_period_s: 900, telemetry_period_s: 900 };
   [house, year] = await Promise.all([
     tenant(t.sim, {

@@ -11,7 +11,7 @@ import { topicFor } from '../../firmware-protocol/mqtt/topics.ts';
 import { infoPayload } from '../hardening/hand-meter.ts';
 import { dbBackends, freshDb, queryDb } from '../helpers/db.ts';
 import { ServiceClients } from '../helpers/mqtt.ts';
-import { ADMIN_TOKEN, ok, startTestService, type TestService } from '../helpers/service.ts';
+import { ADMIN_TOKEN, ok, startTestService, type TestService, worldToNoonIst } from '../helpers/service.ts';
 import { data, type History, invalid, type Tenant, tenant, type V2, v2Client } from '../helpers/v2.ts';
 
 const ZONE = 'Asia/Kolkata';
@@ -41,14 +41,9 @@ describe.each(await dbBackends())('on $name', ({ name: backend }) => {
     }
     v2 = v2Client(t.svc.httpUrl);
     clients = new ServiceClients(t.svc.mqttUrl, ADMIN_TOKEN);
-    // The world starts at wall time. The tests below need days[1] and days[2] wholly backfilled (300 s
-    // samples), so the 25 live minutes must not cross an IST midnight: first move the world to noon IST.
-    // (Started between 23:35 and 00:00 IST, live 60 s samples fell into days[2] and its daily value
-    // moved by up to 5 minutes' energy.)
-    const start = ok(await t.sim<{ now_ms: number }>('GET', '/clock')).now_ms;
-    const noon = DateTime.fromMillis(start, { zone: ZONE }).startOf('day').plus({ hours: 12 });
-    const toNoon = (noon.toMillis() - start + 86_400_000) % 86_400_000;
-    if (toNoon >= 1000) ok(await t.sim('POST', '/clock/advance', { seconds: Math.floor(toNoon / 1000) }));
+    // days[1] and days[2] must be wholly backfilled (300 s samples): from noon IST the 25 live minutes
+    // never reach an IST midnight (started after 23:35 IST they did, and days[2]'s daily value moved).
+    await worldToNoonIst(t.sim);
     const backfill = { mode: 'postpaid', backfill_days: 3, backfill_period_s: 300, telemetry_period_s: 60 };
     [house, flat] = await Promise.all([
       tenant(t.sim, { ...backfill, model: 'full', load_profile: 'household', load_watts: 3000, seed: 7 }),

@@ -116,3 +116,18 @@ export async function newAccount(sim: Sim, name = 'test'): Promise<{ account_id:
 export async function provision(sim: Sim, body: Record<string, unknown>): Promise<Provisioned> {
   return ok(await sim<Provisioned>('POST', '/devices', body), 201);
 }
+
+/**
+ * Moves a frozen world (speed 0) forward to the next 12:00 IST. The world starts at wall time, so a
+ * test that backfills whole IST days and then lives a little longer would see its samples straddle an
+ * IST midnight when CI happens to run near one (18:30 UTC); from noon it never does.
+ */
+export async function worldToNoonIst(sim: Sim): Promise<number> {
+  const DAY = 86_400_000;
+  const IST = 19_800_000; // +05:30, no daylight saving
+  const now = ok(await sim<{ now_ms: number }>('GET', '/clock')).now_ms;
+  const sinceNoon = (((now + IST - DAY / 2) % DAY) + DAY) % DAY;
+  const seconds = Math.floor(((DAY - sinceNoon) % DAY) / 1000);
+  if (seconds > 0) ok(await sim('POST', '/clock/advance', { seconds }));
+  return ok(await sim<{ now_ms: number }>('GET', '/clock')).now_ms;
+}
