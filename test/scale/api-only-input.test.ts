@@ -2,7 +2,7 @@
 // away. Each is a clear message naming the part and the address, and an exit code, never a hang.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runServe, ServeProcess } from '../helpers/child.ts';
@@ -19,6 +19,24 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((r) => server.close(() => r()));
   return port;
+}
+
+/** Resolves once something accepts TCP connections on `port` (a redis-server just spawned), or throws after 10 s. */
+async function listening(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ port, host: '127.0.0.1' });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (up) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port} after 10 s`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 const missing = mosquittoMissing();
@@ -138,6 +156,8 @@ describe.skipIf(missing !== null)('--redis down at start, and lost while running
         },
       );
     let redis = startRedis();
+    // serve refuses to start while its Redis is unreachable (the test above), so wait until it listens.
+    await listening(port);
     const world = new ServeProcess([
       ...[
         '--no-demo',
@@ -154,7 +174,6 @@ describe.skipIf(missing !== null)('--redis down at start, and lost while running
       ...['--redis', `redis://127.0.0.1:${port}`],
     ]);
     try {
-      // redis-server takes a moment to listen: the service's start fails fast until it does.
       const { httpUrl } = await world.ready();
       const sim = simClient(httpUrl, 'lost-admin-token');
       const { api_key } = await newAccount(sim);
