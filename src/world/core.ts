@@ -130,7 +130,7 @@ export function makeCore(opts: WorldOptions): WorldCore {
       clock,
       fleet,
       meta: index.meta,
-      saveSnapshots: () => saver.saveAll(),
+      saveSnapshot: (deviceId) => saver.saveSome([deviceId]),
       reportedState: (id) => twins.get(id)?.state ?? null,
       log,
     }),

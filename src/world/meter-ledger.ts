@@ -12,11 +12,15 @@ import { type Log, type MeterMeta, WorldError } from './types.ts';
 export interface MeterLedgerOptions {
   store: Pick<Store, 'appendLedger' | 'ledgerTotals'>;
   clock: VirtualClock;
-  fleet: Fleet;
+  fleet: Pick<Fleet, 'get'>;
   /** The virtual meters' meta, by device id; a recharge raises its `ledgerSeq`. */
   meta: ReadonlyMap<string, MeterMeta>;
-  /** Persists the meters once a credit is applied. */
-  saveSnapshots(): Promise<void>;
+  /**
+   * Persists the credited meter (and the clock) once a credit is applied: its snapshot then holds the
+   * credit and its ledger seq. The other meters keep to the periodic save; a recharge in a fleet of
+   * 10,000 writes one row, not 10,000 (decision 248).
+   */
+  saveSnapshot(deviceId: string): Promise<void>;
   /**
    * The state the service last accepted from a meter (its twin's), or null: a recharge returns once the
    * service has taken the state the credit made the meter publish, so the v2 API shows the new balance
@@ -95,7 +99,7 @@ export class MeterLedger {
     this.#crediting = credit.catch(() => undefined);
     const outcome = await credit;
     if (outcome.applied) {
-      await Promise.all([this.#opts.saveSnapshots(), this.#shown(deviceId, outcome.shownBefore)]);
+      await Promise.all([this.#opts.saveSnapshot(deviceId), this.#shown(deviceId, outcome.shownBefore)]);
     }
     return {
       balance: reportedBalance(meter.state.balance),

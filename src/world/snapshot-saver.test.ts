@@ -10,6 +10,7 @@ import { VirtualMeter } from '../../simulator/virtual-meter.ts';
 import { newDevice, T0, useTempStores } from '../store/test-helpers.ts';
 import type { DeviceRecord, Store } from '../store/types.ts';
 import { CLOCK_ANCHOR_SETTING, type ClockAnchor } from './clock-anchor.ts';
+import { MeterLedger } from './meter-ledger.ts';
 import { restoreMeter } from './meter-snapshot.ts';
 import { SnapshotSaver } from './snapshot-saver.ts';
 import type { MeterMeta } from './types.ts';
@@ -149,5 +150,47 @@ describe('SnapshotSaver: a save of every meter', () => {
     await saved;
     expect(await w.store.loadMeterSnapshots()).toEqual([]);
     expect(await w.store.getSetting(CLOCK_ANCHOR_SETTING)).toBeNull();
+  });
+});
+
+describe('MeterLedger: a recharge saves the meter it credited', () => {
+  it('writes that one meter and the clock, not the fleet; what is on disk restores the credit once', async () => {
+    const w = await world();
+    await w.saver.saveAll();
+    const written: number[][] = [];
+    const save = w.store.saveMeterSnapshots.bind(w.store);
+    w.store.saveMeterSnapshots = (snapshots) => {
+      written.push(snapshots.map((r) => r.devicePk));
+      return save(snapshots);
+    };
+    const ledger = new MeterLedger({
+      store: w.store,
+      clock: w.clock,
+      fleet: { get: (id) => w.meters.get(id)?.meter },
+      meta: new Map([...w.meters].map(([id, m]) => [id, m.meta])),
+      saveSnapshot: (id) => w.saver.saveSome([id]),
+      reportedState: () => null,
+      log: () => undefined,
+    });
+    const id = 'SAV-042';
+    const { meter, meta } = w.meters.get(id)!;
+    const before = meter.state.balance;
+    await w.clock.advance(60_000);
+    const anchorBefore = (await w.store.getSetting(CLOCK_ANCHOR_SETTING))!;
+
+    const out = await ledger.recharge(id, 1_500, 'pay-one');
+    expect(out.applied).toBe(true);
+    expect(written).toEqual([[meta.pk]]); // one row: the fleet's other 199 keep to the periodic save
+    // The clock was saved with it (never behind the meter's row).
+    expect(await w.store.getSetting(CLOCK_ANCHOR_SETTING)).not.toBe(anchorBefore);
+    const row = (await w.store.loadMeterSnapshots()).find((r) => r.devicePk === meta.pk)!;
+    expect(row.ledgerSeq).toBe(meta.ledgerSeq);
+    const restored = await restoreMeter(w.store, w.devices.get(id)!, row);
+    expect(restored.state.balance).toBe(meter.state.balance);
+    expect(meter.state.balance).toBeGreaterThan(before); // the credit, less a minute of energy
+
+    // The same transaction again is not applied, and writes nothing.
+    expect((await ledger.recharge(id, 1_500, 'pay-one')).applied).toBe(false);
+    expect(written).toHaveLength(1);
   });
 });
