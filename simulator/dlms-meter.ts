@@ -77,8 +77,13 @@ export class DlmsMeter {
     this.#tick = null;
   }
 
-  /** [AS-1.2] What the server answers from, now. */
+  /**
+   * [AS-1.2] What the server answers from, now. The meter first lives up to this instant, as a real one
+   * does between its telemetry boundaries: a prepaid cut-off (or a balance) read between two boundaries
+   * is the present one, not the last boundary's, up to a whole period (60 s by default) late.
+   */
   view(): MeterView {
+    this.#apply({ type: 'advance' });
     const now = this.#opts.now();
     const s = this.#state;
     const sample = this.#history[this.#history.length - 1]!;
