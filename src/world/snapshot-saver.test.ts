@@ -184,7 +184,7 @@ describe('MeterLedger: a recharge saves the meter it credited', () => {
     // The clock was saved with it (never behind the meter's row).
     expect(await w.store.getSetting(CLOCK_ANCHOR_SETTING)).not.toBe(anchorBefore);
     const row = (await w.store.loadMeterSnapshots()).find((r) => r.devicePk === meta.pk)!;
-    expect(row.ledgerSeq).toBe(meta.ledgerSeq);
+    expect(row.ledgerSeq).toBe(out.ledgerSeq); // the seq the ledger gave the credit
     const restored = await restoreMeter(w.store, w.devices.get(id)!, row);
     expect(restored.state.balance).toBe(meter.state.balance);
     expect(meter.state.balance).toBeGreaterThan(before); // the credit, less a minute of energy

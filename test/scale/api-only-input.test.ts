@@ -21,12 +21,24 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Resolves once something accepts TCP connections on `port` (a redis-server just spawned), or throws after 10 s. */
-async function listening(port: number): Promise<void> {
+/**
+ * Resolves once `child` (a redis-server just spawned) accepts TCP connections on `port`; throws when it
+ * exits first or after 10 s.
+ */
+async function listening(port: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `redis-server exited (${child.exitCode ?? child.signalCode}) before listening on ${port}`,
+      );
+    }
     const up = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ port, host: '127.0.0.1' });
+      socket.setTimeout(1_000, () => {
+        socket.destroy();
+        resolve(false);
+      });
       socket.once('connect', () => {
         socket.destroy();
         resolve(true);
@@ -157,7 +169,12 @@ describe.skipIf(missing !== null)('--redis down at start, and lost while running
       );
     let redis = startRedis();
     // serve refuses to start while its Redis is unreachable (the test above), so wait until it listens.
-    await listening(port);
+    try {
+      await listening(port, redis);
+    } catch (err) {
+      redis.kill('SIGKILL');
+      throw err;
+    }
     const world = new ServeProcess([
       ...[
         '--no-demo',
