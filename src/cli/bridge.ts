@@ -1,7 +1,6 @@
 // `meterstack bridge`: a meter on a serial port <-> the MQTT contract. The line protocol bridge lives in
 // src/bridge/; `--modbus <model>` hands over to the Modbus bridge in src/bridge/modbus/.
 
-import { parseArgs } from 'node:util';
 import { DEFAULT_BAUD } from '../../firmware-protocol/serial/frames.ts';
 import { Bridge } from '../bridge/bridge.ts';
 import { DLMS_DEFAULTS, parseServerAddress, runDlmsBridge } from '../bridge/dlms/index.ts';
@@ -10,8 +9,8 @@ import { brokerUrlProblem } from '../bridge/mqtt-log.ts';
 import { Recorder } from '../serial/recorder.ts';
 import { DLMS_FLEET_FLAGS, startDlmsFleetFromCli } from './bridge-dlms-fleet.ts';
 import { IEC_BRIDGE_FLAGS, IEC_BRIDGE_OPTIONS, iecOnlyFlag, runIecFromCli } from './bridge-iec.ts';
-import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
-import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
+import { applyLogLevel, LOG_LEVEL_OPTIONS, log, logLevelHelp, onSignals } from './log.ts';
+import { positiveInt, usage } from './usage.ts';
 
 export const BRIDGE_HELP = `usage: meterstack bridge --serial <path> [flags]
        meterstack bridge --dlms (--serial <path> | --tcp <host:port>) [flags]
@@ -58,46 +57,30 @@ function intOption(name: string, text: string | undefined, fallback: number): nu
 }
 
 export async function runBridge(argv: string[]): Promise<void> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      // `--baud -5` is a range error, not "ambiguous": a negative number is the flag's value.
-      args: joinNegativeNumbers(argv),
-      options: {
-        serial: { type: 'string' },
-        baud: { type: 'string' },
-        broker: { type: 'string' },
-        username: { type: 'string' },
-        password: { type: 'string' },
-        record: { type: 'string' },
-        modbus: { type: 'string' },
-        'unit-id': { type: 'string' },
-        'poll-ms': { type: 'string' },
-        dlms: { type: 'boolean' },
-        'iec-mode-e': { type: 'boolean' },
-        tcp: { type: 'string' },
-        client: { type: 'string' },
-        server: { type: 'string' },
-        'state-file': { type: 'string' },
-        meters: { type: 'string' },
-        'state-dir': { type: 'string' },
-        ...IEC_BRIDGE_OPTIONS,
-        ...LOG_LEVEL_OPTIONS,
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return usageError((err as Error).message);
-  }
-  if (values['help']) {
-    process.stdout.write(BRIDGE_HELP);
-    return;
-  }
+  const values = cli.flags(argv, {
+    serial: { type: 'string' },
+    baud: { type: 'string' },
+    broker: { type: 'string' },
+    username: { type: 'string' },
+    password: { type: 'string' },
+    record: { type: 'string' },
+    modbus: { type: 'string' },
+    'unit-id': { type: 'string' },
+    'poll-ms': { type: 'string' },
+    dlms: { type: 'boolean' },
+    'iec-mode-e': { type: 'boolean' },
+    tcp: { type: 'string' },
+    client: { type: 'string' },
+    server: { type: 'string' },
+    'state-file': { type: 'string' },
+    meters: { type: 'string' },
+    'state-dir': { type: 'string' },
+    ...IEC_BRIDGE_OPTIONS,
+    ...LOG_LEVEL_OPTIONS,
+  });
+  if (values === null) return;
   const str = (k: string) => values[k] as string | undefined;
-  const level = logLevelOf(values);
-  if (typeof level === 'object') return usageError(level.error);
-  setLogLevel(level);
+  if (!applyLogLevel(values, usageError)) return;
   if (values['meters'] !== undefined || values['state-dir'] !== undefined) {
     if (values['dlms'] !== true)
       return usageError(`--${values['meters'] !== undefined ? 'meters' : 'state-dir'} needs --dlms`);

@@ -3,12 +3,11 @@
 // hosted elsewhere, or the lease was taken); 1 when the service cannot be reached.
 
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import { type MeterModel, MODELS } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { ServiceError } from '../fleet-worker/service-client.ts';
 import { FleetWorker, type FleetWorkerOptions } from '../fleet-worker/worker.ts';
 import { log, onSignals } from './log.ts';
-import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
+import { positiveInt, usage } from './usage.ts';
 
 export const FLEET_HELP = `usage: meterstack fleet --url <service> --admin-token <token> --count <n> [flags]
 
@@ -52,38 +51,25 @@ function profileOf(text: string | undefined): FleetWorkerOptions['profile'] | nu
 }
 
 export async function runFleet(argv: string[]): Promise<void> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: joinNegativeNumbers(argv),
-      options: {
-        url: { type: 'string' },
-        'admin-token': { type: 'string' },
-        count: { type: 'string' },
-        prefix: { type: 'string' },
-        name: { type: 'string' },
-        model: { type: 'string' },
-        profile: { type: 'string' },
-        seed: { type: 'string' },
-        balance: { type: 'string' },
-        'period-s': { type: 'string' },
-        account: { type: 'string' },
-        space: { type: 'string' },
-        'broker-url': { type: 'string' },
-        'metrics-port': { type: 'string' },
-        'metrics-host': { type: 'string' },
-        'metrics-public': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return cli.error((err as Error).message);
-  }
-  if (values['help']) {
-    process.stdout.write(FLEET_HELP);
-    return;
-  }
+  const values = cli.flags(argv, {
+    url: { type: 'string' },
+    'admin-token': { type: 'string' },
+    count: { type: 'string' },
+    prefix: { type: 'string' },
+    name: { type: 'string' },
+    model: { type: 'string' },
+    profile: { type: 'string' },
+    seed: { type: 'string' },
+    balance: { type: 'string' },
+    'period-s': { type: 'string' },
+    account: { type: 'string' },
+    space: { type: 'string' },
+    'broker-url': { type: 'string' },
+    'metrics-port': { type: 'string' },
+    'metrics-host': { type: 'string' },
+    'metrics-public': { type: 'boolean' },
+  });
+  if (values === null) return;
   const str = (k: string) => values[k] as string | undefined;
   const url = str('url')?.replace(/\/+$/, '');
   const token = str('admin-token') ?? process.env['METERSTACK_ADMIN_TOKEN'];

@@ -39,6 +39,20 @@ export function logLevelOf(values: {
   return given as LogLevel;
 }
 
+/** Sets the level `--log-level`/`--verbose` give; false when they are a usage error, told through `error`. */
+export function applyLogLevel(
+  values: { 'log-level'?: unknown; verbose?: unknown },
+  error: (msg: string) => void,
+): boolean {
+  const level = logLevelOf(values);
+  if (typeof level === 'object') {
+    error(level.error);
+    return false;
+  }
+  setLogLevel(level);
+  return true;
+}
+
 export const LOG_LEVEL_OPTIONS = {
   'log-level': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },

@@ -1,15 +1,14 @@
 // `meterstack meter --protocol iec62056-21`: a virtual meter answering an IEC 62056-21 mode C readout on
 // a serial device (simulator/iec-meter.ts). Its clock is real time.
 
-import { parseArgs } from 'node:util';
 import { type BaudChar, MODE_C_BAUDS } from '../../firmware-protocol/iec62056-21/chars.ts';
 import { DEVICE_ADDRESS } from '../../firmware-protocol/iec62056-21/codec.ts';
 import { type MeterModel, MODELS, MODES, type Mode } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { VirtualClock } from '../../simulator/clock.ts';
 import { DEFAULT_REACTION_MS, IecMeter } from '../../simulator/iec-meter.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
-import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
-import { joinNegativeNumbers, usage } from './usage.ts';
+import { applyLogLevel, LOG_LEVEL_OPTIONS, log, logLevelHelp, onSignals } from './log.ts';
+import { usage } from './usage.ts';
 
 const BAUDS = Object.values(MODE_C_BAUDS);
 
@@ -48,39 +47,24 @@ export function protocolArg(argv: readonly string[]): string | undefined {
 }
 
 export async function runIecMeter(argv: string[]): Promise<void> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: joinNegativeNumbers(argv),
-      options: {
-        protocol: { type: 'string' },
-        serial: { type: 'string' },
-        device: { type: 'string' },
-        'max-baud': { type: 'string' },
-        address: { type: 'string' },
-        'parity-bit7': { type: 'boolean' },
-        'reaction-ms': { type: 'string' },
-        model: { type: 'string' },
-        mode: { type: 'string' },
-        balance: { type: 'string' },
-        'load-watts': { type: 'string' },
-        'energy-kwh': { type: 'string' },
-        ...LOG_LEVEL_OPTIONS,
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return usageError((err as Error).message);
-  }
-  if (values['help']) {
-    process.stdout.write(IEC_METER_HELP);
-    return;
-  }
+  const values = cli.flags(argv, {
+    protocol: { type: 'string' },
+    serial: { type: 'string' },
+    device: { type: 'string' },
+    'max-baud': { type: 'string' },
+    address: { type: 'string' },
+    'parity-bit7': { type: 'boolean' },
+    'reaction-ms': { type: 'string' },
+    model: { type: 'string' },
+    mode: { type: 'string' },
+    balance: { type: 'string' },
+    'load-watts': { type: 'string' },
+    'energy-kwh': { type: 'string' },
+    ...LOG_LEVEL_OPTIONS,
+  });
+  if (values === null) return;
   const str = (k: string) => values[k] as string | undefined;
-  const level = logLevelOf(values);
-  if (typeof level === 'object') return usageError(level.error);
-  setLogLevel(level);
+  if (!applyLogLevel(values, usageError)) return;
   const serial = str('serial');
   const deviceId = str('device');
   if (!serial) return usageError('--serial is required');

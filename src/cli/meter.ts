@@ -2,13 +2,12 @@
 // would (simulator/serial-meter.ts), or DLMS/COSEM (`--protocol dlms`: HDLC on the serial device and/or
 // the wrapper on a TCP port, simulator/dlms-meter.ts). Its clock is real time.
 
-import { parseArgs } from 'node:util';
 import { type MeterModel, MODELS, MODES, type Mode } from '../../firmware-protocol/mqtt/vocabulary.ts';
 import { DEFAULT_BAUD, DEFAULT_KEEPALIVE_S } from '../../firmware-protocol/serial/frames.ts';
 import { VirtualClock } from '../../simulator/clock.ts';
 import { createMeter } from '../../simulator/meter/index.ts';
 import { SerialMeter } from '../../simulator/serial-meter.ts';
-import { LOG_LEVEL_OPTIONS, log, logLevelHelp, logLevelOf, onSignals, setLogLevel } from './log.ts';
+import { applyLogLevel, LOG_LEVEL_OPTIONS, log, logLevelHelp, onSignals } from './log.ts';
 import {
   DLMS_BAUD,
   DLMS_HELP,
@@ -18,7 +17,7 @@ import {
   startDlmsMeter,
 } from './meter-dlms.ts';
 import { protocolArg, runIecMeter } from './meter-iec.ts';
-import { joinNegativeNumbers, positiveInt, usage } from './usage.ts';
+import { positiveInt, usage } from './usage.ts';
 
 export const METER_HELP = `usage: meterstack meter --serial <path> --device <id> [flags]
        meterstack meter --protocol dlms (--serial <path> | --tcp <port>) --device <id> [flags]
@@ -59,41 +58,25 @@ export async function runMeter(argv: string[]): Promise<void> {
   if (protocol !== undefined && protocol !== 'line' && protocol !== 'dlms') {
     return usageError(`--protocol must be one of line, dlms, iec62056-21, got ${protocol}`);
   }
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      // `--baud -5` is a range error, not "ambiguous": a negative number is the flag's value.
-      args: joinNegativeNumbers(argv),
-      options: {
-        protocol: { type: 'string' },
-        serial: { type: 'string' },
-        ...DLMS_OPTIONS,
-        device: { type: 'string' },
-        baud: { type: 'string' },
-        model: { type: 'string' },
-        mode: { type: 'string' },
-        balance: { type: 'string' },
-        'load-watts': { type: 'string' },
-        'energy-kwh': { type: 'string' },
-        'telemetry-period-s': { type: 'string' },
-        'keepalive-s': { type: 'string' },
-        firmware: { type: 'string' },
-        ...LOG_LEVEL_OPTIONS,
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return usageError((err as Error).message);
-  }
-  if (values['help']) {
-    process.stdout.write(METER_HELP);
-    return;
-  }
+  const values = cli.flags(argv, {
+    protocol: { type: 'string' },
+    serial: { type: 'string' },
+    ...DLMS_OPTIONS,
+    device: { type: 'string' },
+    baud: { type: 'string' },
+    model: { type: 'string' },
+    mode: { type: 'string' },
+    balance: { type: 'string' },
+    'load-watts': { type: 'string' },
+    'energy-kwh': { type: 'string' },
+    'telemetry-period-s': { type: 'string' },
+    'keepalive-s': { type: 'string' },
+    firmware: { type: 'string' },
+    ...LOG_LEVEL_OPTIONS,
+  });
+  if (values === null) return;
   const str = (k: string) => values[k] as string | undefined;
-  const level = logLevelOf(values);
-  if (typeof level === 'object') return usageError(level.error);
-  setLogLevel(level);
+  if (!applyLogLevel(values, usageError)) return;
   const serial = str('serial');
   const deviceId = str('device');
   let dlms: DlmsFlags | null = null;

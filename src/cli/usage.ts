@@ -1,7 +1,11 @@
 // Usage errors of a `meterstack <command>`: the reason and one line saying where the flags are, exit
 // code 2. Not the whole help: 45 lines of it scroll the reason off the screen (issue 20 item 9).
 
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { didYouMean } from '../qa/did-you-mean.ts';
+
+/** A command's parsed flags. */
+export type FlagValues = Record<string, string | boolean | undefined>;
 
 export interface Usage {
   /** Reports a usage error; returns nothing so a caller can `return usage.error(...)`. */
@@ -13,6 +17,12 @@ export interface Usage {
     check: (n: number) => boolean,
     expected?: string,
   ): number | undefined | null;
+  /**
+   * `argv` parsed strictly, with `-h, --help` added and a negative number taken as a flag's value
+   * (`--baud -5` is a range error, not "ambiguous"): the values, or null when the command is done, its
+   * help printed or a usage error reported.
+   */
+  flags(argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>): FlagValues | null;
 }
 
 export const positiveInt = (n: number) => Number.isInteger(n) && n > 0;
@@ -78,6 +88,24 @@ export function usage(command: string, help: string): Usage {
         return null;
       }
       return n;
+    },
+    flags(argv, options) {
+      let values: FlagValues;
+      try {
+        ({ values } = parseArgs({
+          args: joinNegativeNumbers(argv),
+          options: { ...options, help: { type: 'boolean', short: 'h' } },
+          strict: true,
+        }) as { values: FlagValues });
+      } catch (err) {
+        error((err as Error).message);
+        return null;
+      }
+      if (values['help']) {
+        process.stdout.write(help);
+        return null;
+      }
+      return values;
     },
   };
 }
