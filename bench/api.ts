@@ -42,7 +42,7 @@
 // machine was shared and the figures are depressed (a warning is printed). "µs CPU/req" is server CPU
 // time per request, the figure least sensitive to outside load.
 
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -50,6 +50,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { CLK_TCK, cpuSecondsOf } from './support/proc.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/meterstack.js', import.meta.url));
@@ -137,21 +138,10 @@ class Child {
   }
 }
 
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
 /** CPU time (ms, user + system, all threads) of a process, from /proc; NaN where there is no /proc. */
 function procCpuMs(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state); utime is field 14, stime field 15.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+    return cpuSecondsOf(pid) * 1000;
   } catch {
     return Number.NaN;
   }

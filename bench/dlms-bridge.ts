@@ -19,6 +19,7 @@ import { DlmsMeter } from '../simulator/dlms-meter.ts';
 import { WrapperMeterServer } from '../simulator/dlms-tcp.ts';
 import { createMeter } from '../simulator/meter/index.ts';
 import { connectMqtt } from '../src/mqtt/connect.ts';
+import { cpuSecondsOf } from './support/proc.ts';
 import { pool, startServe } from './support/serve-process.ts';
 
 const { values: flags } = parseArgs({
@@ -40,11 +41,7 @@ const quiet = (level: string, msg: string) => {
   if (level === 'error') console.log(`  meter: ${msg}`);
 };
 
-function procCpu(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
+const procCpu = cpuSecondsOf;
 function rssMiB(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;

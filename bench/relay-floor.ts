@@ -17,8 +17,7 @@
 // bottleneck in both, that is a relay at <= bare GET's CPU / 0.3 per request. The last line compares that
 // budget with this floor plus one bare GET (the relay's HTTP request costs at least that).
 
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -30,6 +29,7 @@ import type { Principal } from '../src/broker/access.ts';
 import { startBroker } from '../src/broker/broker.ts';
 import { connectMqtt, createMeterClient } from '../src/mqtt/connect.ts';
 import { startBenchMosquitto } from './support/mosquitto.ts';
+import { cpuSecondsOf } from './support/proc.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const METERS = 10; // one exchange in flight per meter: bench/api.ts's 10 connections
@@ -194,14 +194,6 @@ async function runBareServer(): Promise<void> {
   process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }
 
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-function childCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime + stime, all threads
-}
-
 async function bareGetUs(seconds: number): Promise<number> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SELF, '--bare'], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -221,9 +213,9 @@ async function bareGetUs(seconds: number): Promise<number> {
     });
     const path = `${url}/api/v2/devices/MTR-FLOOR-0/`;
     await autocannon({ url: path, connections: 10, duration: 1 });
-    const cpu0 = childCpuSeconds(child.pid!);
+    const cpu0 = cpuSecondsOf(child.pid!);
     const r = await autocannon({ url: path, connections: 10, duration: seconds });
-    return ((childCpuSeconds(child.pid!) - cpu0) * 1e6) / r.requests.total;
+    return ((cpuSecondsOf(child.pid!) - cpu0) * 1e6) / r.requests.total;
   } finally {
     child.kill('SIGTERM');
     await exited;

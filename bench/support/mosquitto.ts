@@ -2,10 +2,11 @@
 // generated config (never the machine's 1883), its CPU time read from /proc.
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cpuSecondsOf } from './proc.ts';
 
 export interface BenchMosquitto {
   url: string;
@@ -88,11 +89,7 @@ export async function startBenchMosquitto(extra: string[] = []): Promise<BenchMo
       '--broker-logins=unmanaged',
     ],
     meterLogins: async (ids) => ids.map((id) => ({ deviceId: id, username: id, password: 'bench' })),
-    cpuSeconds() {
-      const stat = readFileSync(`/proc/${proc.pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(f[11]) + Number(f[12])) / 100;
-    },
+    cpuSeconds: () => cpuSecondsOf(proc.pid!),
     async stop() {
       process.off('exit', killOnExit);
       proc.kill('SIGTERM');

@@ -5,9 +5,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { cpuSecondsOf } from './proc.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
 const MAX_OUTPUT = 256 * 1024;
 
 export interface Serve {
@@ -98,12 +98,7 @@ export async function startServe(
     },
     rssMiB: () => status('VmRSS'),
     peakRssMiB: () => status('VmHWM'),
-    cpuSeconds() {
-      // Fields after the command name: state is field 3; utime and stime are fields 14 and 15.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-    },
+    cpuSeconds: () => cpuSecondsOf(pid),
     async sim<T>(method: string, path: string, body?: unknown): Promise<T> {
       const res = await fetch(`${httpUrl}/sim/v1${path}`, {
         method,
